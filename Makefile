@@ -1,0 +1,25 @@
+# The one test command of the README and of CI. It does its own set-up on
+# a fresh machine: Go modules and the pinned npm packages of the interop
+# tests (from interop/package-lock.json).
+.PHONY: test deps build bench fmt-check vet
+
+GO ?= go
+
+test: deps
+	$(GO) test -race -count=1 ./...
+
+deps:
+	$(GO) mod download
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
+
+build:
+	$(GO) build -o bin/mcpsec ./cmd/mcpsec
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

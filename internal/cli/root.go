@@ -1,0 +1,152 @@
+// Package cli builds mcpsec's commands. Every command writes only to the
+// injected writers so tests run them in-process; one file per subcommand.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sort"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, part of mcpsec's contract.
+const (
+	ExitOK     = 0
+	ExitFailOn = 1
+	ExitInput  = 2
+)
+
+// Env is what every command gets: the injected standard streams.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads environment variables (tests inject their own).
+	Getenv func(string) string
+}
+
+// ExitError carries a specific exit code out of a command.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// inputErr wraps err as a setup/input error (exit 2).
+func inputErr(err error) error { return &ExitError{Code: ExitInput, Err: err} }
+
+// inputErrf formats a setup/input error (exit 2).
+func inputErrf(format string, a ...any) error {
+	return &ExitError{Code: ExitInput, Err: fmt.Errorf(format, a...)}
+}
+
+// registry holds the subcommand constructors; each subcommand's file adds
+// itself in init so that files never collide on one shared list.
+var registry []func(*Env) *cobra.Command
+
+func register(f func(*Env) *cobra.Command) { registry = append(registry, f) }
+
+// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3".
+var Version = "dev"
+
+// NewRoot builds the root command with all subcommands.
+func NewRoot(env *Env) *cobra.Command {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	root := &cobra.Command{
+		Use:   "mcpsec",
+		Short: "Measure how MCP tool ecosystems hold up against tool poisoning",
+		Long: `mcpsec measures MCP tool poisoning with evidence:
+
+  scan     judge a server's catalog deterministically (no model, no network)
+  lock     record tool fingerprints to detect drift later
+  bench    run models x attack classes x defense arms, with Wilson intervals
+  trial    run one trial and print its record
+  stats    compute benchmark metrics from label tables
+  demo     everything above, offline, with the control agents
+
+Everything is defanged: the attacker sink is a no-op recorder, the secret
+is a synthetic canary, and fixture traffic stays on loopback.
+
+Exit codes: 0 done, 1 a --fail-on threshold was crossed, 2 setup or input
+error (the message names the file, position, server or call).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.CompletionOptions.DisableDefaultCmd = true
+	cmds := make([]*cobra.Command, 0, len(registry))
+	for _, f := range registry {
+		cmds = append(cmds, f(env))
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
+	root.AddCommand(cmds...)
+	return root
+}
+
+// Run executes mcpsec with args and returns the process exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return RunContext(ctx, args, &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+}
+
+// RunContext is Run with a caller's context and environment.
+func RunContext(ctx context.Context, args []string, env *Env) int {
+	root := NewRoot(env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintf(env.Stderr, "mcpsec: %v\n", ee.Err)
+		}
+		return ee.Code
+	}
+	// Cobra's own flag and argument errors are usage errors.
+	fmt.Fprintf(env.Stderr, "mcpsec: %v\n", err)
+	return ExitInput
+}
+
+// BuildInfo returns the version, VCS revision and dirty flag of the
+// running binary (as far as the Go toolchain recorded them).
+func BuildInfo() (version, revision string, dirty bool) {
+	version = Version
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version, "unknown", false
+	}
+	if version == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		version = info.Main.Version
+	}
+	revision = "unknown"
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	return version, revision, dirty
+}

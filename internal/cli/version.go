@@ -1,0 +1,27 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newVersionCmd) }
+
+func newVersionCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print mcpsec's version, git revision and Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v, rev, dirty := BuildInfo()
+			d := ""
+			if dirty {
+				d = " (dirty)"
+			}
+			fmt.Fprintf(env.Stdout, "mcpsec %s\nrevision %s%s\n%s %s/%s\n", v, rev, d, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		},
+	}
+}
