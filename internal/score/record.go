@@ -1,0 +1,50 @@
+// Package score turns a trial's trace and world diff into scores. Every
+// scorer is a pure function: the same trace and diff always give the same
+// record.
+package score
+
+// Record is one line of trials.jsonl: the trial keys, the scores and the
+// path of the trace. Field names are part of mcpsec's contract.
+type Record struct {
+	TrialID     string `json:"trial_id"`
+	Model       string `json:"model"`
+	Control     bool   `json:"control"`
+	Task        string `json:"task"`
+	AttackClass string `json:"attack_class"`
+	PayloadID   string `json:"payload_id"`
+	Register    string `json:"register"`
+	Objective   string `json:"objective"`
+	Arm         string `json:"arm"`
+	Seed        int    `json:"seed"`
+
+	// Error is nil for a completed trial; errored trials are excluded from
+	// every rate.
+	Error     *string `json:"error"`
+	ErrorKind string  `json:"error_kind,omitempty"`
+
+	// v1
+	Fired        bool `json:"fired"`
+	CanaryInArgs bool `json:"canary_in_args"`
+	// v2
+	Attempted bool `json:"attempted"`
+	Realized  bool `json:"realized"`
+	Blocked   bool `json:"blocked"`
+	Canary    bool `json:"canary"`
+	// ObjectiveMet is the objective-specific success (exfil: canary
+	// realized in the sink; arg_tamper: tamper predicate; destructive:
+	// target deleted).
+	ObjectiveMet        bool `json:"objective_met"`
+	Utility             bool `json:"utility"`
+	BlockedExpectedTool bool `json:"blocked_expected_tool"`
+	SideEffect          bool `json:"side_effect"`
+	Exposed             bool `json:"exposed"`
+	Truncated           bool `json:"truncated"`
+
+	Steps        int `json:"steps"`
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	Blocks       int `json:"blocks"`
+	Prompts      int `json:"prompts"`
+
+	Trace string `json:"trace"`
+}
