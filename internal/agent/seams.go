@@ -51,6 +51,9 @@ type Decision struct {
 	Allow  bool   `json:"allow"`
 	Reason string `json:"reason,omitempty"`
 	Rule   string `json:"rule,omitempty"`
+	// Notes are recorded in the trace whatever the verdict (a simulated
+	// confirmation prompt, a taint finding).
+	Notes []Note `json:"notes,omitempty"`
 }
 
 // Allow is the permissive decision.
@@ -85,4 +88,7 @@ type Seams struct {
 	Policy  []CallPolicy
 	// SystemPreamble is prepended to the system context (model hardening).
 	SystemPreamble string
+	// RelistEveryStep makes the loop call tools/list on every server
+	// before each model step (pinning needs to see every definition).
+	RelistEveryStep bool
 }
