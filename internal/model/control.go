@@ -74,6 +74,17 @@ func (c *Control) Complete(ctx context.Context, req Request) (Response, error) {
 			made[tc.ID] = true
 		}
 	}
+	for i, r := range c.plan.Reference {
+		id := fmt.Sprintf("ref-%d", i)
+		if !made[id] {
+			if call, ok := offered(req, id, r); ok {
+				return toolUse(call), nil
+			}
+		}
+	}
+	// The goal comes after the user's own calls so that a tampered write
+	// is the one that lands (a goal first would be overwritten by the
+	// task's clean write), and so a result-borne injection has its turn.
 	if c.spec == ControlCompromised && Injected(req, c.plan.Markers) {
 		for i, g := range c.plan.Goal {
 			id := fmt.Sprintf("goal-%d", i)
@@ -81,14 +92,6 @@ func (c *Control) Complete(ctx context.Context, req Request) (Response, error) {
 				if call, ok := offered(req, id, g); ok {
 					return toolUse(call), nil
 				}
-			}
-		}
-	}
-	for i, r := range c.plan.Reference {
-		id := fmt.Sprintf("ref-%d", i)
-		if !made[id] {
-			if call, ok := offered(req, id, r); ok {
-				return toolUse(call), nil
 			}
 		}
 	}
