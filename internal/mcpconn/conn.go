@@ -1,0 +1,479 @@
+package mcpconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsec/mcpsec/internal/catalog"
+)
+
+// clientInfo is what mcpsec calls itself in initialize.
+var clientInfo = &mcp.Implementation{Name: "mcpsec", Version: "dev"}
+
+// ServerInfo is what the server said about itself during initialize.
+type ServerInfo struct {
+	Name            string
+	Version         string
+	ProtocolVersion string
+	Instructions    string
+}
+
+// Result is the outcome of one tools/call.
+type Result struct {
+	// Text is the text content blocks joined with "\n"; other block types
+	// (images, resources) are left to Raw.
+	Text string
+	// IsError is the result's isError flag: the tool ran and reported
+	// failure, which a model sees as ordinary tool output.
+	IsError bool
+	// Raw is the result object exactly as the server sent it.
+	Raw json.RawMessage
+}
+
+// Conn is one initialized MCP client session. Methods are safe for
+// concurrent use.
+type Conn struct {
+	name    string
+	opts    Options
+	session *mcp.ClientSession
+	tap     *tapConn // nil for streamable HTTP
+	proc    *process // nil unless we started the server
+	changed chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Connect starts or dials the server described by src, performs the
+// initialize handshake within opts.ConnectTimeout, and returns the session.
+// On failure nothing is left running.
+func Connect(ctx context.Context, src Source, opts Options) (*Conn, error) {
+	opts = opts.withDefaults()
+	name := src.Name
+	if name == "" {
+		name = sourceLabel(src)
+	}
+	c := &Conn{name: name, opts: opts, changed: make(chan struct{}, 1)}
+
+	var t mcp.Transport
+	switch {
+	case len(src.Command) > 0:
+		p, err := startProcess(src, opts)
+		if err != nil {
+			return nil, &Error{Server: name, Op: "connect", Err: &kindError{kind: ErrServerExited, cause: err}}
+		}
+		c.proc = p
+		t = &tapTransport{inner: p.transport(), conn: c}
+	case src.URL != "":
+		t = &mcp.StreamableClientTransport{
+			Endpoint:     src.URL,
+			HTTPClient:   &http.Client{},
+			MaxRetries:   -1,
+			MaxEventSize: int(opts.MaxMessageBytes),
+		}
+	case src.Transport != nil:
+		t = &tapTransport{inner: src.Transport, conn: c}
+	default:
+		return nil, &Error{Server: name, Op: "connect", Err: errors.New("source has no command, URL or transport")}
+	}
+
+	client := mcp.NewClient(clientInfo, &mcp.ClientOptions{
+		Logger: slog.New(slog.DiscardHandler),
+		// An empty capability set: mcpsec offers no roots, sampling or
+		// elicitation to servers under test.
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case c.changed <- struct{}{}:
+			default:
+			}
+		},
+	})
+	cctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
+	defer cancel()
+	slot := &rawSlot{}
+	cs, err := client.Connect(withSlot(cctx, slot), t, &mcp.ClientSessionOptions{ProtocolVersion: opts.ProtocolVersion})
+	if err != nil {
+		err = c.classify(cctx, "connect", slot, err)
+		c.shutdown()
+		return nil, err
+	}
+	c.session = cs
+	return c, nil
+}
+
+func sourceLabel(src Source) string {
+	switch {
+	case len(src.Command) > 0:
+		return strings.Join(src.Command, " ")
+	case src.URL != "":
+		return src.URL
+	}
+	return "in-memory"
+}
+
+// tapTransport inserts a tapConn above the wire connection.
+type tapTransport struct {
+	inner mcp.Transport
+	conn  *Conn
+}
+
+func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	inner, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.conn.tap = newTap(inner, t.conn.opts.MaxJSONDepth)
+	return t.conn.tap, nil
+}
+
+// Name is the server's name as given in the Source.
+func (c *Conn) Name() string { return c.name }
+
+// ServerInfo reports the server's self-description and the negotiated
+// protocol version.
+func (c *Conn) ServerInfo() ServerInfo {
+	res := c.session.InitializeResult()
+	if res == nil {
+		return ServerInfo{}
+	}
+	si := ServerInfo{ProtocolVersion: res.ProtocolVersion, Instructions: res.Instructions}
+	if res.ServerInfo != nil {
+		si.Name, si.Version = res.ServerInfo.Name, res.ServerInfo.Version
+	}
+	return si
+}
+
+// ListChanged delivers one signal per burst of
+// notifications/tools/list_changed; a reader that falls behind sees a
+// single pending signal, never a backlog.
+func (c *Conn) ListChanged() <-chan struct{} { return c.changed }
+
+// Stderr returns the captured stderr of a stdio server (the most recent
+// Options.StderrLimit bytes), or "" for other transports.
+func (c *Conn) Stderr() string {
+	if c.proc == nil {
+		return ""
+	}
+	return c.proc.stderr.String()
+}
+
+// Pid returns the process id of a stdio server, or 0.
+func (c *Conn) Pid() int {
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.pid()
+}
+
+// ListTools returns every tool the server lists, following pagination.
+// Tools are parsed from the raw bytes, so a tool the SDK would filter out
+// is still reported. raw is a {"tools":[...]} document holding the raw tool
+// objects of all pages, usable as a --catalog file.
+func (c *Conn) ListTools(ctx context.Context) ([]catalog.Tool, json.RawMessage, error) {
+	const op = "tools/list"
+	if !c.hasCap(func(s *mcp.ServerCapabilities) bool { return s.Tools != nil }) {
+		return nil, json.RawMessage(`{"tools":[]}`), nil
+	}
+	var all []json.RawMessage
+	cursor := ""
+	seen := map[string]bool{}
+	for {
+		var page struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		raw, err := c.rawCall(ctx, op, func(ctx context.Context) (any, error) {
+			return c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, nil, c.wrap(op, ErrProtocol, err)
+		}
+		all = append(all, page.Tools...)
+		if page.NextCursor == "" {
+			break
+		}
+		if seen[page.NextCursor] {
+			return nil, nil, c.wrap(op, ErrProtocol, fmt.Errorf("pagination cursor %q repeats", page.NextCursor))
+		}
+		seen[page.NextCursor] = true
+		cursor = page.NextCursor
+	}
+	tools := make([]catalog.Tool, 0, len(all))
+	for i, r := range all {
+		var t catalog.Tool
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.UseNumber()
+		if err := dec.Decode(&t); err != nil {
+			return nil, nil, c.wrap(op, ErrProtocol, fmt.Errorf("tools[%d]: %w", i, err))
+		}
+		tools = append(tools, t)
+	}
+	doc, err := json.Marshal(struct {
+		Tools []json.RawMessage `json:"tools"`
+	}{Tools: nonNil(all)})
+	if err != nil {
+		return nil, nil, c.wrap(op, ErrProtocol, err)
+	}
+	return tools, doc, nil
+}
+
+func nonNil(v []json.RawMessage) []json.RawMessage {
+	if v == nil {
+		return []json.RawMessage{}
+	}
+	return v
+}
+
+// ListPrompts returns the server's prompts, or none when it does not offer
+// the prompts capability.
+func (c *Conn) ListPrompts(ctx context.Context) ([]catalog.Prompt, error) {
+	const op = "prompts/list"
+	if !c.hasCap(func(s *mcp.ServerCapabilities) bool { return s.Prompts != nil }) {
+		return nil, nil
+	}
+	var out []catalog.Prompt
+	cursor := ""
+	for range maxPages {
+		var page struct {
+			Prompts    []catalog.Prompt `json:"prompts"`
+			NextCursor string           `json:"nextCursor"`
+		}
+		raw, err := c.rawCall(ctx, op, func(ctx context.Context) (any, error) {
+			return c.session.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, c.wrap(op, ErrProtocol, err)
+		}
+		out = append(out, page.Prompts...)
+		if page.NextCursor == "" || page.NextCursor == cursor {
+			return out, nil
+		}
+		cursor = page.NextCursor
+	}
+	return nil, c.wrap(op, ErrProtocol, fmt.Errorf("more than %d pages", maxPages))
+}
+
+// ListResources returns the server's resources and resource templates, or
+// none when it does not offer the resources capability.
+func (c *Conn) ListResources(ctx context.Context) ([]catalog.Resource, error) {
+	if !c.hasCap(func(s *mcp.ServerCapabilities) bool { return s.Resources != nil }) {
+		return nil, nil
+	}
+	var out []catalog.Resource
+	for _, kind := range []struct{ op, field string }{
+		{"resources/list", "resources"},
+		{"resources/templates/list", "resourceTemplates"},
+	} {
+		cursor := ""
+		for page := 0; ; page++ {
+			if page == maxPages {
+				return nil, c.wrap(kind.op, ErrProtocol, fmt.Errorf("more than %d pages", maxPages))
+			}
+			raw, err := c.rawCall(ctx, kind.op, func(ctx context.Context) (any, error) {
+				if kind.field == "resources" {
+					return c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+				}
+				return c.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			})
+			if err != nil {
+				return nil, err
+			}
+			var doc map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &doc); err != nil {
+				return nil, c.wrap(kind.op, ErrProtocol, err)
+			}
+			var items []struct {
+				catalog.Resource
+				URITemplate string `json:"uriTemplate"`
+			}
+			if r, ok := doc[kind.field]; ok {
+				if err := json.Unmarshal(r, &items); err != nil {
+					return nil, c.wrap(kind.op, ErrProtocol, err)
+				}
+			}
+			for _, it := range items {
+				r := it.Resource
+				if r.URI == "" {
+					r.URI = it.URITemplate
+				}
+				out = append(out, r)
+			}
+			var next string
+			if r, ok := doc["nextCursor"]; ok {
+				_ = json.Unmarshal(r, &next)
+			}
+			if next == "" || next == cursor {
+				break
+			}
+			cursor = next
+		}
+	}
+	return out, nil
+}
+
+// maxPages stops a server that paginates forever.
+const maxPages = 1000
+
+// CallTool calls one tool. args must be a JSON object (nil means {}). A
+// result with isError set is returned with IsError true and a nil error;
+// a JSON-RPC error response yields ErrToolError.
+func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	op := "tools/call " + name
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	raw, err := c.rawCall(ctx, op, func(ctx context.Context) (any, error) {
+		return c.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	var body struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return Result{}, c.wrap(op, ErrProtocol, err)
+	}
+	var texts []string
+	for _, b := range body.Content {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return Result{Text: strings.Join(texts, "\n"), IsError: body.IsError, Raw: raw}, nil
+}
+
+// rawCall runs one SDK request under the call timeout and returns the raw
+// result bytes the tap captured for it.
+func (c *Conn) rawCall(ctx context.Context, op string, do func(context.Context) (any, error)) (json.RawMessage, error) {
+	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	slot := &rawSlot{}
+	res, err := do(withSlot(cctx, slot))
+	if c.tap != nil {
+		c.tap.release(slot)
+	}
+	if err != nil {
+		return nil, c.classify(cctx, op, slot, err)
+	}
+	if slot.raw == nil {
+		if c.tap != nil {
+			return nil, c.wrap(op, ErrProtocol, errors.New("response carried no result"))
+		}
+		// Streamable HTTP is not tapped (its connection needs the SDK's
+		// private session hooks), so the SDK's decoded value is all there
+		// is: re-encode it.
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return nil, c.wrap(op, ErrProtocol, err)
+		}
+		return raw, nil
+	}
+	return slot.raw, nil
+}
+
+func (c *Conn) wrap(op string, kind, cause error) error {
+	return &Error{Server: c.name, Op: op, Err: &kindError{kind: kind, cause: cause}}
+}
+
+// classify maps an SDK error to one sentinel. The order matters: a broken
+// stream explains a later EOF, and a timeout explains a closed pipe.
+func (c *Conn) classify(ctx context.Context, op string, slot *rawSlot, err error) error {
+	switch {
+	case c.proc != nil && c.proc.limit.tripped.Load():
+		return c.wrap(op, ErrMessageTooLarge, fmt.Errorf("a message exceeded %d bytes", c.opts.MaxMessageBytes))
+	case slot != nil && slot.rejected != nil:
+		return c.wrap(op, ErrProtocol, slot.rejected)
+	}
+	if c.tap != nil {
+		if perr := c.tap.protocolErr(); perr != nil {
+			return c.wrap(op, ErrProtocol, perr)
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		if c.proc != nil && c.proc.hasExited(0) {
+			return &Error{Server: c.name, Op: op, Err: &kindError{kind: ErrServerExited, note: c.proc.describeExit()}}
+		}
+		return c.wrap(op, ErrTimeout, err)
+	}
+	if errors.Is(err, context.Canceled) {
+		return &Error{Server: c.name, Op: op, Err: err}
+	}
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		if strings.HasPrefix(op, "tools/call ") {
+			return c.wrap(op, ErrToolError, err)
+		}
+		return c.wrap(op, ErrProtocol, err)
+	}
+	if c.proc != nil && c.proc.hasExited(time.Second) {
+		return &Error{Server: c.name, Op: op, Err: &kindError{kind: ErrServerExited, note: c.proc.describeExit(), cause: err}}
+	}
+	if errors.Is(err, mcp.ErrConnectionClosed) {
+		return c.wrap(op, ErrServerExited, err)
+	}
+	return c.wrap(op, ErrProtocol, err)
+}
+
+func (c *Conn) hasCap(f func(*mcp.ServerCapabilities) bool) bool {
+	res := c.session.InitializeResult()
+	if res == nil || res.Capabilities == nil {
+		return false
+	}
+	return f(res.Capabilities)
+}
+
+// Close ends the session and, for a stdio server, reaps its process group.
+// It is idempotent.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.shutdown() })
+	return c.closeErr
+}
+
+func (c *Conn) shutdown() error {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if c.session != nil {
+			_ = c.session.Close()
+		} else if c.tap != nil {
+			_ = c.tap.Close()
+		}
+	}()
+	if c.proc != nil {
+		_ = c.proc.stop(c.opts.TerminateGrace)
+	}
+	// With the process gone the pipes are closed, so the SDK's reader
+	// unblocks; a session that still does not finish is abandoned rather
+	// than letting a hostile server hang us.
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		return fmt.Errorf("mcp server %q: close did not finish", c.name)
+	}
+	return nil
+}

@@ -1,0 +1,305 @@
+package mcpconn_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsec/mcpsec/internal/catalog"
+	"github.com/mcpsec/mcpsec/internal/mcpconn"
+)
+
+// connectInMemory serves srv over an in-memory pipe and connects to it.
+func connectInMemory(t *testing.T, name string, srv *mcp.Server, opts mcpconn.Options) *mcpconn.Conn {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	c, err := mcpconn.Connect(ctx, mcpconn.Source{Name: name, Transport: ct}, opts)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		ss.Close()
+		cancel()
+	})
+	return c
+}
+
+func connectStdio(t *testing.T, mode string, opts mcpconn.Options) *mcpconn.Conn {
+	t.Helper()
+	cmd, env := selfCommand(mode)
+	c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: "stdio-" + mode, Command: cmd, Env: env}, opts)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestWellBehavedServer(t *testing.T) {
+	transports := []struct {
+		name    string
+		connect func(t *testing.T) *mcpconn.Conn
+	}{
+		{"in-memory", func(t *testing.T) *mcpconn.Conn {
+			return connectInMemory(t, "mem", echoServer(), mcpconn.DefaultOptions())
+		}},
+		{"stdio", func(t *testing.T) *mcpconn.Conn { return connectStdio(t, "echo", mcpconn.DefaultOptions()) }},
+	}
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			checkGoroutines(t)
+			c := tr.connect(t)
+			ctx := context.Background()
+
+			info := c.ServerInfo()
+			want := mcpconn.ServerInfo{Name: "echo-test", Version: "1.2.3", ProtocolVersion: "2025-11-25", Instructions: "Use echo to hear yourself."}
+			if info != want {
+				t.Errorf("ServerInfo = %+v, want %+v", info, want)
+			}
+
+			tools, raw, err := c.ListTools(ctx)
+			if err != nil {
+				t.Fatalf("ListTools: %v", err)
+			}
+			var names []string
+			for _, tl := range tools {
+				names = append(names, tl.Name)
+			}
+			if got := strings.Join(names, ","); got != "add,echo,fail,noop_a,noop_b" {
+				t.Errorf("tools across pages = %s", got)
+			}
+			// The raw document must be a valid catalog holding the same tools.
+			cat, err := catalog.Parse("raw.json", raw)
+			if err != nil {
+				t.Fatalf("raw tools/list is not a catalog: %v", err)
+			}
+			if got := len(cat.Servers[0].Tools); got != 5 {
+				t.Errorf("raw catalog has %d tools, want 5", got)
+			}
+			echo := tools[1]
+			props, _ := echo.InputSchema["properties"].(map[string]any)
+			text, _ := props["text"].(map[string]any)
+			if text["description"] != "the text to send back" {
+				t.Errorf("echo schema lost its property description: %v", echo.InputSchema)
+			}
+
+			calls := []struct {
+				tool, args string
+				text       string
+				isError    bool
+				err        error
+			}{
+				{"echo", `{"text":"hello"}`, "hello\n(echoed)", false, nil},
+				{"add", `{"a":2,"b":40}`, "42", false, nil},
+				{"fail", ``, "it broke", true, nil},
+				{"no_such_tool", `{}`, "", false, mcpconn.ErrToolError},
+			}
+			for _, call := range calls {
+				res, err := c.CallTool(ctx, call.tool, json.RawMessage(call.args))
+				if call.err != nil {
+					if !errors.Is(err, call.err) {
+						t.Errorf("%s: err = %v, want %v", call.tool, err, call.err)
+					}
+					if err != nil && !strings.Contains(err.Error(), "tools/call "+call.tool) {
+						t.Errorf("%s: error does not name the call: %v", call.tool, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s: %v", call.tool, err)
+					continue
+				}
+				if res.Text != call.text || res.IsError != call.isError {
+					t.Errorf("%s: got (%q, isError=%v), want (%q, %v)", call.tool, res.Text, res.IsError, call.text, call.isError)
+				}
+				if !json.Valid(res.Raw) || !strings.Contains(string(res.Raw), `"content"`) {
+					t.Errorf("%s: raw result %s", call.tool, res.Raw)
+				}
+			}
+
+			prompts, err := c.ListPrompts(ctx)
+			if err != nil || len(prompts) != 1 || prompts[0].Name != "greet" || prompts[0].Arguments[0].Name != "who" {
+				t.Errorf("ListPrompts = %+v, %v", prompts, err)
+			}
+			res, err := c.ListResources(ctx)
+			if err != nil || len(res) != 0 {
+				t.Errorf("ListResources on a server without resources = %+v, %v", res, err)
+			}
+		})
+	}
+}
+
+func TestStdioCloseReapsProcess(t *testing.T) {
+	checkGoroutines(t)
+	c := connectStdio(t, "echo", mcpconn.DefaultOptions())
+	pid := c.Pid()
+	if pid <= 0 {
+		t.Fatalf("Pid = %d", pid)
+	}
+	if !strings.Contains(c.Stderr(), "echo server: starting") {
+		t.Errorf("stderr not captured: %q", c.Stderr())
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	assertGone(t, pid)
+}
+
+func TestStderrIsBounded(t *testing.T) {
+	checkGoroutines(t)
+	opts := mcpconn.DefaultOptions()
+	opts.StderrLimit = 4096
+	c := connectStdio(t, "spew", opts)
+	// The server wrote 1 MiB before serving; by the time initialize is
+	// answered all of it has gone through the capture.
+	got := c.Stderr()
+	if !strings.HasPrefix(got, "[") || !strings.Contains(got, "earlier bytes dropped]") {
+		t.Errorf("stderr capture does not report dropped bytes: %.80q", got)
+	}
+	if !strings.HasSuffix(got, "spew: last line\n") {
+		t.Errorf("stderr capture lost the most recent output: ...%q", got[max(0, len(got)-40):])
+	}
+	if body := got[strings.Index(got, "\n")+1:]; len(body) != 4096 {
+		t.Errorf("kept %d bytes of stderr, want 4096", len(body))
+	}
+}
+
+func TestListChangedCoalesces(t *testing.T) {
+	checkGoroutines(t)
+	srv := echoServer()
+	c := connectInMemory(t, "mem", srv, mcpconn.DefaultOptions())
+	for i := range 5 {
+		mcp.AddTool(srv, &mcp.Tool{Name: "late_" + string(rune('a'+i))}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	}
+	select {
+	case <-c.ListChanged():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no list_changed signal after adding tools")
+	}
+	tools, _, err := c.ListTools(context.Background())
+	if err != nil || len(tools) != 10 {
+		t.Fatalf("ListTools after change: %d tools, %v", len(tools), err)
+	}
+	// However many notifications arrived, at most one signal is pending.
+	n := 0
+	for {
+		select {
+		case <-c.ListChanged():
+			n++
+			continue
+		default:
+		}
+		break
+	}
+	if n > 1 {
+		t.Errorf("%d queued signals, want at most 1", n)
+	}
+}
+
+func TestProtocolVersion(t *testing.T) {
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			opts := mcpconn.DefaultOptions()
+			opts.ProtocolVersion = v
+			c := connectInMemory(t, "mem", echoServer(), opts)
+			if got := c.ServerInfo().ProtocolVersion; got != v {
+				t.Errorf("negotiated %q, want %q", got, v)
+			}
+			if _, _, err := c.ListTools(context.Background()); err != nil {
+				t.Errorf("ListTools at %s: %v", v, err)
+			}
+			if res, err := c.CallTool(context.Background(), "echo", json.RawMessage(`{"text":"v"}`)); err != nil || !strings.HasPrefix(res.Text, "v") {
+				t.Errorf("CallTool at %s: %+v %v", v, res, err)
+			}
+		})
+	}
+}
+
+func TestSessionKeepsServerIdentity(t *testing.T) {
+	checkGoroutines(t)
+	a := connectInMemory(t, "alpha", echoServer(), mcpconn.DefaultOptions())
+	b := connectStdio(t, "echo", mcpconn.DefaultOptions())
+	s := mcpconn.NewSession()
+	s.Add(a)
+	s.Add(b)
+	lists, err := s.ListAll(context.Background())
+	if err != nil {
+		t.Fatalf("ListAll: %v", err)
+	}
+	if len(lists) != 2 || lists[0].Server != "alpha" || lists[1].Server != "stdio-echo" {
+		t.Fatalf("servers = %+v", lists)
+	}
+	for _, l := range lists {
+		if len(l.Tools) != 5 || l.Info.Name != "echo-test" {
+			t.Errorf("%s: %d tools, info %+v", l.Server, len(l.Tools), l.Info)
+		}
+	}
+	cat := mcpconn.Catalog(lists)
+	if len(cat.Servers) != 2 || cat.Servers[1].Instructions != "Use echo to hear yourself." {
+		t.Errorf("catalog = %+v", cat.Servers)
+	}
+	pid := b.Pid()
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if len(s.Conns()) != 0 {
+		t.Errorf("session still holds connections after Close")
+	}
+	assertGone(t, pid)
+}
+
+func TestConnectBadSource(t *testing.T) {
+	checkGoroutines(t)
+	cases := []struct {
+		name string
+		src  mcpconn.Source
+		want error
+	}{
+		{"empty", mcpconn.Source{Name: "nothing"}, nil},
+		{"missing binary", mcpconn.Source{Name: "ghost", Command: []string{"/nonexistent/mcp-server"}}, mcpconn.ErrServerExited},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := mcpconn.Connect(context.Background(), tc.src, mcpconn.DefaultOptions())
+			if err == nil {
+				t.Fatal("Connect succeeded")
+			}
+			var e *mcpconn.Error
+			if !errors.As(err, &e) || e.Server != tc.src.Name || e.Op != "connect" {
+				t.Errorf("error %v does not name server and op", err)
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// assertGone waits for pid to disappear; it must already have been reaped.
+func assertGone(t *testing.T, pid int) {
+	t.Helper()
+	for range 200 {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("process %d still exists after Close", pid)
+}

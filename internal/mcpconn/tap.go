@@ -1,0 +1,155 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rawSlot receives the raw result of the one request issued with a context
+// carrying it. The SDK decodes results into its own types (and drops tools
+// it considers invalid); the scanner needs the bytes the server really sent.
+type rawSlot struct {
+	raw      json.RawMessage
+	rejected error // set when tap refused the response (depth, UTF-8)
+}
+
+type rawSlotKey struct{}
+
+func withSlot(ctx context.Context, s *rawSlot) context.Context {
+	return context.WithValue(ctx, rawSlotKey{}, s)
+}
+
+// tapConn sits between the SDK and the wire connection. It records raw
+// results, rejects responses that are not valid UTF-8 or nest too deeply
+// (turning them into JSON-RPC errors so only that call fails), drops
+// server-to-client messages with such params, and remembers why the read
+// side failed so errors can be classified.
+//
+// It must only wrap connections that do not rely on the SDK's unexported
+// session hooks (the stdio/IO and in-memory ones do not; streamable HTTP
+// does, so it is not wrapped).
+type tapConn struct {
+	inner    mcp.Connection
+	maxDepth int
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]*rawSlot
+	readErr error // first read failure that was not a plain EOF/close
+	closing bool
+}
+
+func newTap(inner mcp.Connection, maxDepth int) *tapConn {
+	return &tapConn{inner: inner, maxDepth: maxDepth, pending: map[jsonrpc.ID]*rawSlot{}}
+}
+
+func (t *tapConn) SessionID() string { return t.inner.SessionID() }
+
+func (t *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		if s, ok := ctx.Value(rawSlotKey{}).(*rawSlot); ok {
+			t.mu.Lock()
+			t.pending[req.ID] = s
+			t.mu.Unlock()
+		}
+	}
+	return t.inner.Write(ctx, msg)
+}
+
+func (t *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := t.inner.Read(ctx)
+		if err != nil {
+			t.noteReadErr(err)
+			return nil, err
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			t.mu.Lock()
+			slot := t.pending[m.ID]
+			delete(t.pending, m.ID)
+			t.mu.Unlock()
+			if m.Error == nil && len(m.Result) > 0 {
+				if bad := t.check(m.Result); bad != nil {
+					// Fail only this call; the stream itself is still framed.
+					if slot != nil {
+						slot.rejected = bad
+					}
+					m.Result = nil
+					m.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpsec rejected response: " + bad.Error()}
+				} else if slot != nil {
+					slot.raw = m.Result
+				}
+			}
+			return m, nil
+		case *jsonrpc.Request:
+			if len(m.Params) > 0 && t.check(m.Params) != nil {
+				continue // a hostile notification is dropped, not decoded
+			}
+			return m, nil
+		default:
+			return msg, nil
+		}
+	}
+}
+
+// check rejects inbound JSON the SDK should never see.
+func (t *tapConn) check(data []byte) error {
+	if !utf8.Valid(data) {
+		return errors.New("invalid UTF-8 in JSON text")
+	}
+	if d := jsonDepth(data, t.maxDepth); d > t.maxDepth {
+		return fmt.Errorf("JSON nests deeper than %d levels", t.maxDepth)
+	}
+	return nil
+}
+
+func (t *tapConn) noteReadErr(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closing || t.readErr != nil {
+		return
+	}
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, os.ErrClosed), errors.Is(err, io.ErrClosedPipe),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return
+	}
+	t.readErr = err
+}
+
+// protocolErr reports a read-side failure that makes the stream invalid
+// (malformed JSON, non-JSON-RPC, an oversized line).
+func (t *tapConn) protocolErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.readErr
+}
+
+func (t *tapConn) Close() error {
+	t.mu.Lock()
+	t.closing = true
+	t.mu.Unlock()
+	return t.inner.Close()
+}
+
+// release forgets a slot whose call ended without a response (timeout,
+// cancellation), so a hung server cannot grow the pending map.
+func (t *tapConn) release(s *rawSlot) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id, p := range t.pending {
+		if p == s {
+			delete(t.pending, id)
+		}
+	}
+}
