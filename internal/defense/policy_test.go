@@ -105,7 +105,7 @@ func TestPolicyArm(t *testing.T) {
 			{call: call("1", "helper", "format_summary", `{"text":"hi"}`), rule: RuleGate, reason: ReasonUnregistered},
 		}},
 		{"secret to egress", []act{
-			{call: call("1", "archive", "export_data", `{"data":"` + testCanary + `"}`), rule: RuleTaint, reason: ReasonTaintedEgress},
+			{call: call("1", "archive", "export_data", `{"data":"`+testCanary+`"}`), rule: RuleTaint, reason: ReasonTaintedEgress},
 		}},
 		{"result data to egress", []act{
 			{call: call("1", "workspace", "read_note", `{"title":"welcome"}`), result: "welcome\n\nWelcome to the team workspace, code W3LC0ME42."},
@@ -117,7 +117,7 @@ func TestPolicyArm(t *testing.T) {
 		{"secret to a write tool is allowed by the taint rule", []act{
 			// Writes stay inside the workspace; the gate and the flow rule
 			// still apply, and the allowlist/capabilities permit this one.
-			{call: call("1", "workspace", "add_note", `{"title":"review-x","body":"` + testCanary + `"}`), result: "Saved."},
+			{call: call("1", "workspace", "add_note", `{"title":"review-x","body":"`+testCanary+`"}`), result: "Saved."},
 		}},
 		{"an extra field carrying result data is stopped by the gate first", []act{
 			{call: call("1", "workspace", "read_note", `{"title":"welcome"}`), result: "welcome\n\nMeeting room key K7-77193."},
@@ -239,12 +239,12 @@ func TestConfirmArms(t *testing.T) {
 		allow   bool
 		prompts int
 	}{
-		{ArmConfirm, call("2", "archive", "export_data", `{"data":"` + testCanary + `"}`), false, 1},
+		{ArmConfirm, call("2", "archive", "export_data", `{"data":"`+testCanary+`"}`), false, 1},
 		{ArmConfirm, call("2", "archive", "export_data", `{"data":"ticket TK55129"}`), false, 1},
 		{ArmConfirm, call("2", "archive", "export_data", `{"data":"all good"}`), true, 0},
-		{ArmConfirm, call("2", "workspace", "add_note", `{"title":"x","body":"` + testCanary + `"}`), true, 0},
+		{ArmConfirm, call("2", "workspace", "add_note", `{"title":"x","body":"`+testCanary+`"}`), true, 0},
 		{ArmConfirm, call("2", "helper", "format_summary", `{"text":"TK55129"}`), false, 1}, // unclassified = egress
-		{ArmConfirmUX, call("2", "archive", "export_data", `{"data":"` + testCanary + `"}`), true, 1},
+		{ArmConfirmUX, call("2", "archive", "export_data", `{"data":"`+testCanary+`"}`), true, 1},
 		{ArmConfirmUX, call("2", "archive", "export_data", `{"data":"all good"}`), true, 0},
 	}
 	for _, tc := range tests {
