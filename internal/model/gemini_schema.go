@@ -28,6 +28,8 @@ func geminiSchema(prefix string, s map[string]any) (map[string]any, []string) {
 	}
 	var dropped []string
 	out := geminiNode(prefix, s, &dropped)
+	// Map iteration order must not leak into reports or cassettes.
+	slices.Sort(dropped)
 	return out, dropped
 }
 
