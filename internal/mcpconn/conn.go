@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -428,10 +429,15 @@ func (c *Conn) classify(ctx context.Context, op string, slot *rawSlot, err error
 		}
 		return c.wrap(op, ErrProtocol, err)
 	}
-	if c.proc != nil && c.proc.hasExited(time.Second) {
+	closed := errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	if c.proc != nil && c.proc.hasExited(0) {
 		return &Error{Server: c.name, Op: op, Err: &kindError{kind: ErrServerExited, note: c.proc.describeExit(), cause: err}}
 	}
-	if errors.Is(err, mcp.ErrConnectionClosed) {
+	if closed {
+		// EOF on stdout usually arrives a moment before the exit status.
+		if c.proc != nil && c.proc.hasExited(time.Second) {
+			return &Error{Server: c.name, Op: op, Err: &kindError{kind: ErrServerExited, note: c.proc.describeExit(), cause: err}}
+		}
 		return c.wrap(op, ErrServerExited, err)
 	}
 	return c.wrap(op, ErrProtocol, err)

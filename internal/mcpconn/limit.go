@@ -1,6 +1,7 @@
 package mcpconn
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,44 +10,80 @@ import (
 	"sync/atomic"
 )
 
-// errLineTooLong is what lineLimitReader returns once a line outgrows its
+// errLineTooLong is what lineReader returns once a line outgrows its
 // budget; the JSON decoder above it passes the error through unchanged.
 var errLineTooLong = errors.New("inbound line exceeds the message size limit")
 
-// lineLimitReader fails as soon as a single newline-delimited line exceeds
-// limit bytes. It sits under the SDK's JSON decoder, so a server streaming
-// a 100 MB line costs us at most limit bytes of buffer, not 100 MB.
-type lineLimitReader struct {
-	r       io.Reader
+// malformedLineError reports a line that ends inside a JSON value. The
+// SDK decodes a JSON stream, not lines, so without this check an
+// unterminated object would make it wait for bytes that never come. Other
+// syntax errors are left to the SDK's decoder, which fails on them at once.
+type malformedLineError struct{ prefix string }
+
+func (e *malformedLineError) Error() string {
+	return fmt.Sprintf("inbound line is not valid JSON: %q", e.prefix)
+}
+
+// lineReader re-frames a server's stdout into validated lines before the
+// SDK's decoder sees them: a line longer than limit fails with
+// errLineTooLong after buffering at most limit bytes (so a 100 MB line
+// costs 16 MiB, not 100 MB), and a line that is not valid JSON fails with
+// *malformedLineError when it ends inside a value. Blank lines are skipped.
+type lineReader struct {
+	br      *bufio.Reader
 	limit   int64
-	cur     int64 // bytes of the current line seen so far
+	line    []byte // reused buffer for the line being assembled
+	pending []byte // validated bytes not yet handed out
+	err     error  // sticky failure
 	tripped atomic.Bool
 }
 
-func (l *lineLimitReader) Read(p []byte) (int, error) {
-	if l.tripped.Load() {
-		return 0, errLineTooLong
-	}
-	n, err := l.r.Read(p)
-	chunk := p[:n]
-	for len(chunk) > 0 {
-		i := bytes.IndexByte(chunk, '\n')
-		if i < 0 {
-			l.cur += int64(len(chunk))
-			break
+func newLineReader(r io.Reader, limit int64) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	for len(l.pending) == 0 {
+		if l.err != nil {
+			return 0, l.err
 		}
-		if l.cur+int64(i) > l.limit {
-			l.cur += int64(i)
-			break
+		l.err = l.next()
+	}
+	n := copy(p, l.pending)
+	l.pending = l.pending[n:]
+	return n, nil
+}
+
+// next assembles one line into l.pending (or returns why it cannot).
+func (l *lineReader) next() error {
+	l.line = l.line[:0]
+	for {
+		frag, err := l.br.ReadSlice('\n')
+		if int64(len(l.line)+len(frag)) > l.limit+1 { // +1 for the newline
+			l.tripped.Store(true)
+			l.line = nil // give the memory back
+			return errLineTooLong
 		}
-		l.cur = 0
-		chunk = chunk[i+1:]
+		l.line = append(l.line, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			// A partial line at EOF means the server died mid-message; the
+			// exit, not the fragment, is what the caller needs to hear.
+			return err
+		}
+		body := bytes.TrimSpace(l.line)
+		if len(body) == 0 {
+			l.line = l.line[:0]
+			continue
+		}
+		if !jsonComplete(body) {
+			return &malformedLineError{prefix: string(body[:min(len(body), 80)])}
+		}
+		l.pending = l.line
+		return nil
 	}
-	if l.cur > l.limit {
-		l.tripped.Store(true)
-		return 0, errLineTooLong
-	}
-	return n, err
 }
 
 // ringBuffer keeps the last max bytes written to it and counts the rest,
@@ -130,4 +167,34 @@ func jsonDepth(data []byte, limit int) int {
 		}
 	}
 	return max
+}
+
+// jsonComplete reports whether a line closes every string, array and
+// object it opens, i.e. whether a stream decoder could finish a value on
+// it without reading the next line.
+func jsonComplete(data []byte) bool {
+	depth := 0
+	inStr, esc := false, false
+	for _, c := range data {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+	}
+	return !inStr && depth <= 0
 }

@@ -19,7 +19,7 @@ type process struct {
 	cmd    *exec.Cmd
 	stdin  *os.File // our write end of the server's stdin
 	stdout *os.File // our read end of the server's stdout
-	limit  *lineLimitReader
+	limit  *lineReader
 	stderr *ringBuffer
 	exited chan struct{} // closed once cmd.Wait returned
 	werr   error         // cmd.Wait's result, valid after exited
@@ -54,7 +54,7 @@ func startProcess(src Source, opts Options) (*process, error) {
 		stderr: &ringBuffer{max: opts.StderrLimit},
 		exited: make(chan struct{}),
 	}
-	p.limit = &lineLimitReader{r: outR, limit: opts.MaxMessageBytes}
+	p.limit = newLineReader(outR, opts.MaxMessageBytes)
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = p.stderr
@@ -75,14 +75,14 @@ func startProcess(src Source, opts Options) (*process, error) {
 }
 
 // transport hands the SDK an IO connection over our pipes. The SDK's own
-// frame cap is disabled because lineLimitReader already enforces ours and
+// frame cap is disabled because lineReader already enforces ours and
 // reports it distinguishably.
 func (p *process) transport() mcp.Transport {
 	return &mcp.IOTransport{Reader: readCloser{p.limit, p.stdout}, Writer: p.stdin, MaxLineLength: -1}
 }
 
 type readCloser struct {
-	r *lineLimitReader
+	r *lineReader
 	c *os.File
 }
 

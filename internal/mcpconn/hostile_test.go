@@ -1,0 +1,117 @@
+package mcpconn_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpsec/mcpsec/internal/fixture"
+	"github.com/mcpsec/mcpsec/internal/mcpconn"
+)
+
+// TestHostileServers points the client at every faulty mode and checks it
+// gets the right typed error quickly, and that neither the server process
+// nor any goroutine outlives Close.
+func TestHostileServers(t *testing.T) {
+	cases := []struct {
+		mode string
+		// stage is where the fault must surface: "connect", "list" or "call".
+		stage string
+		want  error
+		// inErr must appear in the message (beyond server and op names).
+		inErr string
+	}{
+		{fixture.FaultyExitAtOnce, "connect", mcpconn.ErrServerExited, "simulated crash"},
+		{fixture.FaultyGarbage, "connect", mcpconn.ErrProtocol, "invalid character"},
+		{fixture.FaultySilent, "connect", mcpconn.ErrTimeout, ""},
+		{fixture.FaultyBadVersion, "connect", mcpconn.ErrProtocol, "1999-01-01"},
+		{fixture.FaultyDeepSchema, "list", mcpconn.ErrProtocol, "depth"},
+		{fixture.FaultyHang, "call", mcpconn.ErrTimeout, ""},
+		{fixture.FaultyExit, "call", mcpconn.ErrServerExited, "exit status 3"},
+		{fixture.FaultyHuge, "call", mcpconn.ErrMessageTooLarge, "exceeded"},
+		{fixture.FaultyMalformed, "call", mcpconn.ErrProtocol, "not valid JSON"},
+		{fixture.FaultyBadUTF8, "call", mcpconn.ErrProtocol, "UTF-8"},
+		{fixture.FaultyFlood, "call", mcpconn.ErrTimeout, ""},
+	}
+	if len(cases) != len(fixture.FaultyModes) {
+		t.Fatalf("%d cases for %d faulty modes", len(cases), len(fixture.FaultyModes))
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode, func(t *testing.T) {
+			checkGoroutines(t)
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			cmd, env := selfCommand("faulty:" + tc.mode)
+			env = append(env, envPidFile+"="+pidFile)
+			opts := mcpconn.DefaultOptions()
+			opts.ConnectTimeout = 2 * time.Second
+			opts.CallTimeout = time.Second
+			ctx := context.Background()
+
+			c, err := mcpconn.Connect(ctx, mcpconn.Source{Name: "faulty-" + tc.mode, Command: cmd, Env: env}, opts)
+			op := "connect"
+			if err == nil {
+				switch tc.stage {
+				case "connect":
+					c.Close()
+					t.Fatalf("Connect succeeded; want %v", tc.want)
+				case "list":
+					op = "tools/list"
+					_, _, err = c.ListTools(ctx)
+				case "call":
+					op = "tools/call poke"
+					if _, _, lerr := c.ListTools(ctx); lerr != nil {
+						t.Fatalf("ListTools before the faulty call: %v", lerr)
+					}
+					_, err = c.CallTool(ctx, "poke", json.RawMessage(`{"target":"x"}`))
+				}
+				if cerr := c.Close(); cerr != nil {
+					t.Errorf("Close: %v", cerr)
+				}
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			var e *mcpconn.Error
+			if !errors.As(err, &e) || e.Server != "faulty-"+tc.mode || e.Op != op {
+				t.Errorf("error %q does not name server %q and op %q", err, "faulty-"+tc.mode, op)
+			}
+			if !strings.Contains(err.Error(), tc.inErr) {
+				t.Errorf("error %q does not mention %q", err, tc.inErr)
+			}
+
+			pid := readPid(t, pidFile)
+			assertGone(t, pid)
+
+			// A 100 MB line must not be buffered: the heap may grow by the
+			// message cap and change, not by the line.
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 64<<20 {
+				t.Errorf("heap grew by %d MiB", grew>>20)
+			}
+		})
+	}
+}
+
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("server never wrote its pid: %v", err)
+	}
+	pid, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatalf("pid file: %v", err)
+	}
+	return pid
+}

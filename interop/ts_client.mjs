@@ -1,0 +1,62 @@
+// Interop probe: the official TypeScript MCP client drives a server given
+// on the command line and prints what it saw as one JSON object, which the
+// Go interop tests assert on.
+//
+//   node ts_client.mjs [--call NAME ARGS_JSON]... -- COMMAND [ARG]...
+//
+// The child inherits this process's full environment (the SDK's default
+// is a filtered one) so tests can steer it with variables.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+function parseArgs(argv) {
+  const calls = [];
+  let i = 0;
+  for (; i < argv.length && argv[i] !== "--"; i++) {
+    if (argv[i] === "--call") {
+      calls.push({ name: argv[i + 1], args: JSON.parse(argv[i + 2] ?? "{}") });
+      i += 2;
+    } else {
+      throw new Error(`unknown flag ${argv[i]}`);
+    }
+  }
+  const command = argv.slice(i + 1);
+  if (command.length === 0) throw new Error("usage: ts_client.mjs [--call NAME ARGS]... -- COMMAND [ARG]...");
+  return { calls, command };
+}
+
+async function main() {
+  const { calls, command } = parseArgs(process.argv.slice(2));
+  const transport = new StdioClientTransport({
+    command: command[0],
+    args: command.slice(1),
+    env: { ...process.env },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "mcpsec-interop-ts", version: "0.0.0" });
+  await client.connect(transport);
+  const out = {
+    server: client.getServerVersion(),
+    instructions: client.getInstructions() ?? "",
+    tools: [],
+    calls: [],
+  };
+  let cursor;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    for (const t of page.tools) out.tools.push({ name: t.name, description: t.description ?? "" });
+    cursor = page.nextCursor;
+  } while (cursor);
+  for (const c of calls) {
+    const res = await client.callTool({ name: c.name, arguments: c.args });
+    const text = (res.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+    out.calls.push({ name: c.name, text, isError: res.isError === true });
+  }
+  await client.close();
+  process.stdout.write(JSON.stringify(out) + "\n");
+}
+
+main().catch((err) => {
+  process.stderr.write(`ts_client: ${err?.stack ?? err}\n`);
+  process.exit(1);
+});
