@@ -1,0 +1,200 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mcpsec/mcpsec/internal/score"
+)
+
+func smallGrid() Grid {
+	g := DefaultGrid()
+	g.Arms = []string{"none", "policy"}
+	g.Registers = []string{"seen"}
+	g.Classes = map[string][]string{"tool_description": {"notes_pipeline"}, "rug_pull": {"notes_pipeline"}}
+	g.Concurrency = 2
+	return g
+}
+
+func TestTrialIDsAreStableAndUnique(t *testing.T) {
+	trials := DefaultGrid().Expand()
+	if len(trials) == 0 {
+		t.Fatal("default grid expanded to nothing")
+	}
+	seen := map[string]Trial{}
+	for _, tr := range trials {
+		if prev, dup := seen[tr.ID]; dup {
+			t.Fatalf("id %s shared by %+v and %+v", tr.ID, prev, tr)
+		}
+		seen[tr.ID] = tr
+		if tr.ID != TrialID(tr) {
+			t.Fatalf("id of %+v is not its key hash", tr)
+		}
+	}
+	again := DefaultGrid().Expand()
+	for i := range trials {
+		if trials[i] != again[i] {
+			t.Fatalf("expansion is not deterministic at %d", i)
+		}
+	}
+}
+
+func TestShardsPartitionTheGrid(t *testing.T) {
+	all := DefaultGrid().Expand()
+	got := map[string]int{}
+	for i := 1; i <= 3; i++ {
+		for _, tr := range Select(all, Shard{i, 3}, 0, 0) {
+			got[tr.ID]++
+		}
+	}
+	if len(got) != len(all) {
+		t.Fatalf("shards cover %d of %d trials", len(got), len(all))
+	}
+	for id, n := range got {
+		if n != 1 {
+			t.Fatalf("trial %s in %d shards", id, n)
+		}
+	}
+}
+
+func TestLimitSamplesRoundRobin(t *testing.T) {
+	all := smallGrid().Expand()
+	sample := Select(all, Shard{1, 1}, 0, 1)
+	cells := map[string]int{}
+	for _, tr := range sample {
+		cells[tr.Model+"|"+tr.Arm+"|"+tr.AttackClass]++
+	}
+	for c, n := range cells {
+		if n != 1 {
+			t.Errorf("cell %s has %d trials with --limit-per-class 1", c, n)
+		}
+	}
+	limited := Select(all, Shard{1, 1}, 5, 0)
+	if len(limited) != 5 {
+		t.Fatalf("--limit 5 gave %d trials", len(limited))
+	}
+	models := map[string]bool{}
+	for _, tr := range limited {
+		models[tr.Model+tr.Arm] = true
+	}
+	if len(models) < 3 {
+		t.Errorf("round robin sample hit only %d model/arm pairs: %v", len(models), models)
+	}
+}
+
+func TestParseGridErrorsNameTheFile(t *testing.T) {
+	tests := []struct{ yaml, want string }{
+		{"models: [control:reference]\nbogus: 1\n", "field bogus not found"},
+		{"classes: {no_such_class: [notes_pipeline]}\n", "unknown attack class"},
+		{"classes: {rug_pull: [no_task]}\n", "unknown task"},
+		{"registers: [fresh]\n", "unknown value"},
+		{"concurrency: 0\n", "concurrency"},
+	}
+	for _, tc := range tests {
+		_, err := ParseGrid("grid.yaml", []byte(tc.yaml))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "grid.yaml") {
+			t.Errorf("%q: err = %v, want mention of grid.yaml and %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+func readIDs(t *testing.T, dir string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, TrialsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ids []string
+	if err := ReadRecords(f, "trials", nil, func(r score.Record) error { ids = append(ids, r.TrialID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func TestResumeRepairsTornLineAndCompletesGrid(t *testing.T) {
+	dir := t.TempDir()
+	g := smallGrid()
+	ctx := context.Background()
+	res, err := Sweep(ctx, Options{Grid: g, Out: dir, Limit: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ran != 6 {
+		t.Fatalf("ran %d, want 6", res.Ran)
+	}
+	// Simulate a kill in the middle of writing a record.
+	f, err := os.OpenFile(filepath.Join(dir, TrialsFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"trial_id":"torn","model":"cont`)
+	f.Close()
+	if _, err := Sweep(ctx, Options{Grid: g, Out: dir, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	ids := readIDs(t, dir)
+	want := g.Expand()
+	if len(ids) != len(want) {
+		t.Fatalf("after resume %d records, want %d", len(ids), len(want))
+	}
+	for i := 1; i < len(ids); i++ {
+		if ids[i] == ids[i-1] {
+			t.Fatalf("trial %s recorded twice", ids[i])
+		}
+	}
+	res, err = Sweep(ctx, Options{Grid: g, Out: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ran != 0 || res.Skipped != len(want) {
+		t.Fatalf("second resume ran %d skipped %d", res.Ran, res.Skipped)
+	}
+}
+
+func TestFreshRunRefusesNonEmptyDir(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "x"), []byte("keep me"), 0o644)
+	_, err := Sweep(context.Background(), Options{Grid: smallGrid(), Out: dir})
+	if err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "x")); string(b) != "keep me" {
+		t.Fatal("existing file was touched")
+	}
+}
+
+func TestMergeShards(t *testing.T) {
+	g := smallGrid()
+	base := t.TempDir()
+	var dirs []string
+	for i := 1; i <= 2; i++ {
+		d := filepath.Join(base, "s"+string(rune('0'+i)))
+		if _, err := Sweep(context.Background(), Options{Grid: g, Out: d, Shard: Shard{i, 2}}); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	out := filepath.Join(base, "all")
+	n, err := Merge(out, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(g.Expand()) {
+		t.Fatalf("merged %d, want %d", n, len(g.Expand()))
+	}
+	other := g
+	other.Seeds = []int{7}
+	od := filepath.Join(base, "other")
+	if _, err := Sweep(context.Background(), Options{Grid: other, Out: od, Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(filepath.Join(base, "bad"), []string{dirs[0], od}); err == nil || !strings.Contains(err.Error(), "config digest") {
+		t.Fatalf("merge of different grids: err = %v", err)
+	}
+}

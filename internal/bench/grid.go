@@ -1,0 +1,340 @@
+// Package bench expands a benchmark grid into trials, runs them with
+// bounded concurrency and per-provider rate limits, and keeps a run
+// directory that survives a crash: every finished trial is appended and
+// synced, and --resume skips what is already recorded.
+package bench
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpsec/mcpsec/internal/payload"
+	"github.com/mcpsec/mcpsec/internal/task"
+)
+
+// ErrConfig marks a malformed grid configuration (exit 2).
+var ErrConfig = errors.New("invalid grid config")
+
+// RateLimit is a provider's budget per minute.
+type RateLimit struct {
+	RPM int `yaml:"rpm" json:"rpm"`
+	TPM int `yaml:"tpm" json:"tpm"`
+}
+
+// Price is a model's price per million tokens. Confirmed is false until
+// someone checked it against the provider's price list; reports say so.
+type Price struct {
+	InputPerMTok  float64 `yaml:"input_per_mtok" json:"input_per_mtok"`
+	OutputPerMTok float64 `yaml:"output_per_mtok" json:"output_per_mtok"`
+	Confirmed     bool    `yaml:"confirmed" json:"confirmed"`
+}
+
+// Grid is the benchmark configuration (config.yaml).
+type Grid struct {
+	Models     []string            `yaml:"models" json:"models"`
+	Classes    map[string][]string `yaml:"classes" json:"classes"` // class -> task ids
+	Registers  []string            `yaml:"registers" json:"registers"`
+	Objectives []string            `yaml:"objectives" json:"objectives"`
+	Arms       []string            `yaml:"arms" json:"arms"`
+	Seeds      []int               `yaml:"seeds" json:"seeds"`
+	// RugModes expands rug_pull into its result and approval variants.
+	RugModes []string `yaml:"rug_modes" json:"rug_modes"`
+	// PayloadsPerCell caps payloads per (class, register, objective);
+	// 0 means all.
+	PayloadsPerCell int `yaml:"payloads_per_cell" json:"payloads_per_cell"`
+	// Benign adds one no-attack trial per (model, task, arm, seed): the
+	// denominator of benign utility.
+	Benign      bool                 `yaml:"benign" json:"benign"`
+	Temperature *float64             `yaml:"temperature" json:"temperature"`
+	MaxSteps    int                  `yaml:"max_steps" json:"max_steps"`
+	MaxTokens   int                  `yaml:"max_tokens" json:"max_tokens"`
+	Concurrency int                  `yaml:"concurrency" json:"concurrency"`
+	RateLimits  map[string]RateLimit `yaml:"rate_limits" json:"rate_limits"`
+	Pricing     map[string]Price     `yaml:"pricing" json:"pricing"`
+	// Transport is "memory" (fixtures in-process) or "stdio" (fixtures
+	// spawned as subprocesses).
+	Transport string `yaml:"transport" json:"transport"`
+}
+
+// Arms in report order; the defense package validates them.
+var defaultArms = []string{"none", "meta_filter", "result_filter", "meta_and_result_filter", "pinning",
+	"policy", "policy_full", "confirm", "confirm_ux", "model_hardening", "scan_filter"}
+
+// DefaultGrid is the built-in grid: every class with its tasks, every
+// register, objective and arm, one payload per cell, the control agents.
+func DefaultGrid() Grid {
+	t := 1.0
+	return Grid{
+		Models: []string{"control:reference", "control:compromised", "control:refuse"},
+		Classes: map[string][]string{
+			payload.ClassToolDescription: {"calc_invoice", "notes_pipeline"},
+			payload.ClassSchemaField:     {"calc_invoice", "notes_pipeline"},
+			payload.ClassRugPull:         {"notes_pipeline", "account_review", "notes_review"},
+			payload.ClassCrossServer:     {"notes_pipeline", "account_review", "notes_review"},
+			payload.ClassMetadataDrift:   {"notes_pipeline", "notes_review"},
+		},
+		Registers:       append([]string(nil), payload.Registers...),
+		Objectives:      append([]string(nil), payload.Objectives...),
+		Arms:            append([]string(nil), defaultArms...),
+		Seeds:           []int{1},
+		RugModes:        []string{"result", "approval"},
+		PayloadsPerCell: 1,
+		Benign:          true,
+		Temperature:     &t,
+		MaxSteps:        10,
+		MaxTokens:       1024,
+		Concurrency:     4,
+		Transport:       "memory",
+		RateLimits: map[string]RateLimit{
+			"anthropic": {RPM: 50, TPM: 40000},
+			"openai":    {RPM: 500, TPM: 200000},
+			"deepseek":  {RPM: 60, TPM: 100000},
+			"gemini":    {RPM: 10, TPM: 250000},
+		},
+		Pricing: map[string]Price{},
+	}
+}
+
+// LoadGrid reads a grid YAML file strictly; absent keys take the default
+// grid's values.
+func LoadGrid(path string) (Grid, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Grid{}, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return ParseGrid(path, data)
+}
+
+// ParseGrid decodes a grid; name labels errors. Keys the file leaves out
+// take the default grid's values; keys it gives replace them whole (a
+// classes map is not merged with the default one).
+func ParseGrid(name string, data []byte) (Grid, error) {
+	var g Grid
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&g); err != nil && !errors.Is(err, io.EOF) {
+		return Grid{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+	}
+	var present map[string]any
+	_ = yaml.Unmarshal(data, &present)
+	g.fillDefaults(present)
+	if err := g.Validate(); err != nil {
+		return Grid{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+	}
+	return g, nil
+}
+
+func (g *Grid) fillDefaults(present map[string]any) {
+	d := DefaultGrid()
+	// Zero is meaningful for these keys, so only absence means default.
+	if _, ok := present["concurrency"]; !ok {
+		g.Concurrency = d.Concurrency
+	}
+	if _, ok := present["payloads_per_cell"]; !ok {
+		g.PayloadsPerCell = d.PayloadsPerCell
+	}
+	if _, ok := present["benign"]; !ok {
+		g.Benign = d.Benign
+	}
+	if g.Models == nil {
+		g.Models = d.Models
+	}
+	if g.Classes == nil {
+		g.Classes = d.Classes
+	}
+	if g.Registers == nil {
+		g.Registers = d.Registers
+	}
+	if g.Objectives == nil {
+		g.Objectives = d.Objectives
+	}
+	if g.Arms == nil {
+		g.Arms = d.Arms
+	}
+	if g.Seeds == nil {
+		g.Seeds = d.Seeds
+	}
+	if g.RugModes == nil {
+		g.RugModes = d.RugModes
+	}
+	if g.Temperature == nil {
+		g.Temperature = d.Temperature
+	}
+	if g.MaxSteps == 0 {
+		g.MaxSteps = d.MaxSteps
+	}
+	if g.MaxTokens == 0 {
+		g.MaxTokens = d.MaxTokens
+	}
+	if g.Transport == "" {
+		g.Transport = d.Transport
+	}
+	if g.RateLimits == nil {
+		g.RateLimits = d.RateLimits
+	}
+	if g.Pricing == nil {
+		g.Pricing = d.Pricing
+	}
+}
+
+// Validate checks names against what mcpsec knows.
+func (g Grid) Validate() error {
+	if len(g.Models) == 0 {
+		return errors.New("models: none given")
+	}
+	known := map[string]bool{}
+	for _, t := range task.MustBuiltin() {
+		known[t.ID] = true
+	}
+	classes := map[string]bool{}
+	for _, c := range payload.Classes {
+		classes[c] = true
+	}
+	for c, ts := range g.Classes {
+		if !classes[c] {
+			return fmt.Errorf("classes: unknown attack class %q (known: %s)", c, strings.Join(payload.Classes, ", "))
+		}
+		for _, t := range ts {
+			if !known[t] {
+				return fmt.Errorf("classes.%s: unknown task %q", c, t)
+			}
+		}
+	}
+	if err := oneOf("registers", g.Registers, payload.Registers); err != nil {
+		return err
+	}
+	if err := oneOf("objectives", g.Objectives, payload.Objectives); err != nil {
+		return err
+	}
+	if err := oneOf("rug_modes", g.RugModes, []string{"result", "approval"}); err != nil {
+		return err
+	}
+	if len(g.Seeds) == 0 {
+		return errors.New("seeds: none given")
+	}
+	if g.Concurrency < 1 {
+		return errors.New("concurrency must be at least 1")
+	}
+	if g.Transport != "memory" && g.Transport != "stdio" {
+		return fmt.Errorf("transport must be memory or stdio, not %q", g.Transport)
+	}
+	return nil
+}
+
+func oneOf(field string, got, valid []string) error {
+	ok := map[string]bool{}
+	for _, v := range valid {
+		ok[v] = true
+	}
+	for _, v := range got {
+		if !ok[v] {
+			return fmt.Errorf("%s: unknown value %q (known: %s)", field, v, strings.Join(valid, ", "))
+		}
+	}
+	return nil
+}
+
+// Digest is the SHA-256 of the grid's canonical YAML: shards and resumed
+// runs must match it.
+func (g Grid) Digest() string {
+	b, _ := yaml.Marshal(g)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Trial is one expanded trial's keys.
+type Trial struct {
+	ID          string `json:"trial_id"`
+	Model       string `json:"model"`
+	Task        string `json:"task"`
+	AttackClass string `json:"attack_class"`
+	RugMode     string `json:"rug_mode,omitempty"`
+	PayloadID   string `json:"payload_id"`
+	Register    string `json:"register"`
+	Objective   string `json:"objective"`
+	Arm         string `json:"arm"`
+	Seed        int    `json:"seed"`
+}
+
+// Benign trials carry this class and objective.
+const None = "none"
+
+// TrialID hashes the keys, so an ID is stable across runs, machines and
+// grid orderings.
+func TrialID(t Trial) string {
+	key := strings.Join([]string{t.Model, t.Task, t.AttackClass, t.RugMode, t.PayloadID, t.Register, t.Objective, t.Arm, fmt.Sprint(t.Seed)}, "\x1f")
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Expand lists the grid's trials in a deterministic order.
+func (g Grid) Expand() []Trial {
+	classes := make([]string, 0, len(g.Classes))
+	for _, c := range payload.Classes {
+		if _, ok := g.Classes[c]; ok {
+			classes = append(classes, c)
+		}
+	}
+	var out []Trial
+	add := func(t Trial) {
+		t.ID = TrialID(t)
+		out = append(out, t)
+	}
+	for _, m := range g.Models {
+		for _, arm := range g.Arms {
+			for _, seed := range g.Seeds {
+				if g.Benign {
+					for _, tk := range g.benignTasks() {
+						add(Trial{Model: m, Task: tk, AttackClass: None, PayloadID: None, Register: None, Objective: None, Arm: arm, Seed: seed})
+					}
+				}
+				for _, c := range classes {
+					modes := []string{""}
+					if c == payload.ClassRugPull {
+						modes = g.RugModes
+					}
+					for _, reg := range g.Registers {
+						for _, obj := range g.Objectives {
+							ps := payload.Filter(c, reg, obj)
+							if g.PayloadsPerCell > 0 && len(ps) > g.PayloadsPerCell {
+								ps = ps[:g.PayloadsPerCell]
+							}
+							for _, p := range ps {
+								for _, tk := range g.Classes[c] {
+									for _, mode := range modes {
+										add(Trial{Model: m, Task: tk, AttackClass: c, RugMode: mode, PayloadID: p.ID, Register: reg, Objective: obj, Arm: arm, Seed: seed})
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (g Grid) benignTasks() []string {
+	set := map[string]bool{}
+	for _, ts := range g.Classes {
+		for _, t := range ts {
+			set[t] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for t := range set {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,121 @@
+package bench
+
+import (
+	"sort"
+
+	"github.com/mcpsec/mcpsec/internal/model"
+	"github.com/mcpsec/mcpsec/internal/task"
+)
+
+// Cell is one (model, arm, class) group of a projection.
+type Cell struct {
+	Model  string `json:"model"`
+	Arm    string `json:"arm"`
+	Class  string `json:"attack_class"`
+	Trials int    `json:"trials"`
+}
+
+// ModelProjection is the projected usage and cost of one model's trials.
+type ModelProjection struct {
+	Model        string  `json:"model"`
+	Control      bool    `json:"control"`
+	Trials       int     `json:"trials"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	// PriceConfirmed is false when the price came from an unconfirmed
+	// pricing entry or none at all.
+	PriceConfirmed bool `json:"price_confirmed"`
+	// Calibrated is true when the token figures come from --sample runs.
+	Calibrated bool `json:"calibrated"`
+}
+
+// Projection is what --dry-run prints: no network call is made.
+type Projection struct {
+	Trials int               `json:"trials"`
+	Cells  []Cell            `json:"cells"`
+	Models []ModelProjection `json:"models"`
+	// CostUSD sums the models' projected cost (controls cost nothing).
+	CostUSD float64 `json:"cost_usd"`
+}
+
+// TokenStats are measured mean tokens per trial for one model.
+type TokenStats struct {
+	Input, Output float64
+}
+
+// Project counts trials per cell and estimates tokens and cost. Without
+// calibration, a trial is estimated from its task: one request per
+// reference call plus a final one, each carrying the system context, the
+// tool list and the growing conversation.
+func Project(g Grid, trials []Trial, calib map[string]TokenStats) Projection {
+	cells := map[Cell]int{}
+	per := map[string]*ModelProjection{}
+	tasks := map[string]*task.Task{}
+	for _, t := range task.MustBuiltin() {
+		tasks[t.ID] = t
+	}
+	for _, t := range trials {
+		cells[Cell{Model: t.Model, Arm: t.Arm, Class: t.AttackClass}]++
+		mp := per[t.Model]
+		if mp == nil {
+			price, ok := g.Pricing[t.Model]
+			mp = &ModelProjection{Model: t.Model, Control: model.IsControl(t.Model), PriceConfirmed: ok && price.Confirmed}
+			per[t.Model] = mp
+		}
+		mp.Trials++
+		if mp.Control {
+			continue
+		}
+		if c, ok := calib[t.Model]; ok {
+			mp.Calibrated = true
+			mp.InputTokens += int64(c.Input)
+			mp.OutputTokens += int64(c.Output)
+			continue
+		}
+		in, out := estimateTrial(tasks[t.Task], t.AttackClass != None)
+		mp.InputTokens += in
+		mp.OutputTokens += out
+	}
+	var p Projection
+	p.Trials = len(trials)
+	for c, n := range cells {
+		c.Trials = n
+		p.Cells = append(p.Cells, c)
+	}
+	sort.Slice(p.Cells, func(i, j int) bool {
+		a, b := p.Cells[i], p.Cells[j]
+		if a.Model != b.Model {
+			return a.Model < b.Model
+		}
+		if a.Arm != b.Arm {
+			return a.Arm < b.Arm
+		}
+		return a.Class < b.Class
+	})
+	for _, mp := range per {
+		if price, ok := g.Pricing[mp.Model]; ok {
+			mp.CostUSD = float64(mp.InputTokens)/1e6*price.InputPerMTok + float64(mp.OutputTokens)/1e6*price.OutputPerMTok
+		}
+		p.CostUSD += mp.CostUSD
+		p.Models = append(p.Models, *mp)
+	}
+	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].Model < p.Models[j].Model })
+	return p
+}
+
+func estimateTrial(t *task.Task, attacked bool) (in, out int64) {
+	const system, toolList, perTurn, outPerTurn = 120, 900, 150, 120
+	calls := 2
+	if t != nil {
+		calls = len(t.Reference)
+	}
+	if attacked {
+		calls++ // a compromised path adds at least one call
+	}
+	for turn := 0; turn <= calls; turn++ {
+		in += system + toolList + int64(turn*perTurn)
+		out += outPerTurn
+	}
+	return in, out
+}

@@ -1,0 +1,255 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsec/mcpsec/internal/agent"
+	"github.com/mcpsec/mcpsec/internal/catalog"
+	"github.com/mcpsec/mcpsec/internal/defense"
+	"github.com/mcpsec/mcpsec/internal/fixture"
+	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/model"
+	"github.com/mcpsec/mcpsec/internal/payload"
+	"github.com/mcpsec/mcpsec/internal/score"
+	"github.com/mcpsec/mcpsec/internal/task"
+	"github.com/mcpsec/mcpsec/internal/trace"
+)
+
+// ShadowServer is the name of cross_server's second server.
+const ShadowServer = "toolkit"
+
+// Env is how trials reach the outside world: model construction, the
+// fixture transport, provenance.
+type Env struct {
+	// NewModel builds a provider model for a spec (nil: model.New).
+	NewModel func(spec string, t Trial) (model.Model, error)
+	// Transport is "memory" or "stdio".
+	Transport string
+	// StdioCommand is the argv prefix that serves a fixture over stdio
+	// (the mcpsec binary and "fixture serve"); required for stdio.
+	StdioCommand []string
+	// FixedCanary uses the deterministic canary (goldens, cassettes).
+	FixedCanary bool
+	Version     string
+	GitRevision string
+	GitDirty    bool
+	Conn        mcpconn.Options
+}
+
+// RunTrial runs one trial end to end and returns its scored record. The
+// trace goes to tracePath ("" keeps it in memory only). A trial that
+// fails records its error instead of returning one, unless the failure
+// is in mcpsec's own set-up (bad keys in the grid, unwritable trace).
+func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (score.Record, error) {
+	rec := score.Record{TrialID: t.ID, Model: t.Model, Control: model.IsControl(t.Model), Task: t.Task,
+		AttackClass: t.AttackClass, PayloadID: t.PayloadID, Register: t.Register, Objective: t.Objective, Arm: t.Arm, Seed: t.Seed}
+	tk, err := task.ByID(t.Task)
+	if err != nil {
+		return rec, err
+	}
+	var p *payload.Payload
+	var goal *task.Goal
+	if t.AttackClass != None {
+		pp, ok := payload.ByID(t.PayloadID)
+		if !ok {
+			return rec, fmt.Errorf("%w: unknown payload %q", ErrConfig, t.PayloadID)
+		}
+		p = &pp
+		gg, ok := tk.Goal(t.Objective)
+		if !ok {
+			return rec, fmt.Errorf("%w: task %s has no goal for %s", ErrConfig, t.Task, t.Objective)
+		}
+		goal = &gg
+	}
+	canary := fixture.NewCanary()
+	if env.FixedCanary {
+		canary = fixture.FixedCanary
+	}
+	var tw *trace.Writer
+	if tracePath != "" {
+		if err := os.MkdirAll(filepath.Dir(tracePath), 0o755); err != nil {
+			return rec, fmt.Errorf("trace dir: %w", err)
+		}
+		tw, err = trace.Create(tracePath)
+		if err != nil {
+			return rec, err
+		}
+	} else {
+		tw = trace.NewWriter(nil, true)
+	}
+	var markers []string
+	if p != nil {
+		markers = []string{p.Text}
+	}
+	_ = tw.Emit(trace.KindRunConfig, 0, trace.RunConfig{
+		TrialID: t.ID, Model: t.Model, Control: rec.Control, Task: t.Task, AttackClass: t.AttackClass,
+		PayloadID: t.PayloadID, Register: t.Register, Objective: t.Objective, Arm: t.Arm, Seed: t.Seed,
+		Temperature: g.Temperature, MaxSteps: g.MaxSteps, MaxTokens: g.MaxTokens, Canary: canary,
+		InjectedMarkers: markers, Version: env.Version, GitRevision: env.GitRevision, GitDirty: env.GitDirty,
+	})
+
+	world := fixture.NewWorld()
+	before := world.Snapshot()
+	fail := func(kind string, err error) (score.Record, error) {
+		msg := err.Error()
+		rec.Error = &msg
+		rec.ErrorKind = kind
+		_ = tw.Emit(trace.KindError, 0, trace.Message{Kind: kind, Message: msg})
+		if cerr := tw.Close(); cerr != nil {
+			return rec, cerr
+		}
+		return rec, nil
+	}
+
+	m, err := buildModel(env, t, tk, goal, p, canary)
+	if err != nil {
+		if errors.Is(err, model.ErrNoKey) || errors.Is(err, model.ErrBadSpec) {
+			return rec, err
+		}
+		return fail("model", err)
+	}
+	seams, err := defense.Build(t.Arm, defense.Config{Task: tk, Canary: canary})
+	if err != nil {
+		return rec, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	servers, closeAll, err := startServers(ctx, env, world, tk, t, p, tw)
+	if err != nil {
+		closeAll()
+		return fail("server", err)
+	}
+	out := agent.Run(ctx, agent.Config{
+		Model: m, Servers: servers, System: task.Substitute(tk.Context, canary), Prompt: tk.Prompt,
+		MaxSteps: g.MaxSteps, MaxTokens: g.MaxTokens, Temperature: g.Temperature, Seams: seams, Trace: tw,
+	})
+	closeAll()
+	after := world.Snapshot()
+	if cerr := tw.Close(); cerr != nil {
+		return rec, cerr
+	}
+	if tracePath != "" {
+		rec.Trace = tracePath
+	}
+	rec = score.Score(rec, score.Input{Events: tw.Events(), Before: before, After: after, Task: tk, Goal: goal,
+		Objective: t.Objective, Canary: canary, Markers: markers})
+	if out.Err != nil {
+		msg := out.Err.Error()
+		rec.Error = &msg
+		var te *agent.TrialError
+		if errors.As(out.Err, &te) {
+			rec.ErrorKind = te.Kind
+		}
+	}
+	return rec, nil
+}
+
+func buildModel(env Env, t Trial, tk *task.Task, goal *task.Goal, p *payload.Payload, canary string) (model.Model, error) {
+	if model.IsControl(t.Model) {
+		plan := model.ControlPlan{Answer: tk.Answer}
+		for _, c := range tk.Reference {
+			plan.Reference = append(plan.Reference, model.PlannedCall{Tool: c.Tool, Args: c.ArgsJSON(canary)})
+		}
+		if goal != nil && p != nil {
+			for _, c := range goal.Reference {
+				plan.Goal = append(plan.Goal, model.PlannedCall{Tool: c.Tool, Args: c.ArgsJSON(canary)})
+			}
+			plan.Markers = []string{p.Text}
+		}
+		return model.NewControl(t.Model, plan)
+	}
+	if env.NewModel != nil {
+		return env.NewModel(t.Model, t)
+	}
+	return model.New(t.Model, model.Options{})
+}
+
+// startServers builds the trial's fixture servers and connects to them.
+func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.Task, t Trial, p *payload.Payload, tw *trace.Writer) ([]agent.Server, func(), error) {
+	var conns []*mcpconn.Conn
+	closeAll := func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}
+	opts := env.Conn
+	if opts.CallTimeout == 0 {
+		opts = mcpconn.DefaultOptions()
+	}
+	type decl struct {
+		cfg    fixture.ServerConfig
+		shadow bool
+	}
+	var decls []decl
+	for _, s := range tk.Servers {
+		cfg := fixture.ServerConfig{Name: s.Name, Tools: s.Tools}
+		if p != nil && s.Target && t.AttackClass != payload.ClassCrossServer {
+			cfg.Attack = &fixture.Attack{Class: t.AttackClass, Payload: *p, RugMode: t.RugMode, CarrierTool: tk.CarrierTool()}
+		}
+		decls = append(decls, decl{cfg: cfg})
+	}
+	if p != nil && t.AttackClass == payload.ClassCrossServer {
+		decls = append(decls, decl{cfg: fixture.ServerConfig{Name: ShadowServer}, shadow: true})
+	}
+	var servers []agent.Server
+	for _, d := range decls {
+		var c *mcpconn.Conn
+		var err error
+		switch env.Transport {
+		case "stdio":
+			argv := append(append([]string(nil), env.StdioCommand...), "--server-name", d.cfg.Name)
+			_ = argv
+			return nil, closeAll, errors.New("stdio fixtures: not wired yet")
+		default:
+			var srv *mcp.Server
+			if d.shadow {
+				srv = fixture.NewShadowServer(world, d.cfg.Name, *p)
+			} else {
+				srv = fixture.NewServer(world, d.cfg)
+			}
+			ct, st := mcp.NewInMemoryTransports()
+			ss, serr := srv.Connect(ctx, st, nil)
+			if serr != nil {
+				return nil, closeAll, fmt.Errorf("start fixture %s: %w", d.cfg.Name, serr)
+			}
+			_ = ss
+			c, err = mcpconn.Connect(ctx, mcpconn.Source{Name: d.cfg.Name, Transport: ct}, opts)
+		}
+		if err != nil {
+			return nil, closeAll, err
+		}
+		conns = append(conns, c)
+		info := c.ServerInfo()
+		_ = tw.Emit(trace.KindMCPInitialize, 0, trace.MCPInitialize{Server: d.cfg.Name, ProtocolVersion: info.ProtocolVersion,
+			ServerName: info.Name, ServerVersion: info.Version, Instructions: info.Instructions})
+		servers = append(servers, connServer{c})
+	}
+	return servers, closeAll, nil
+}
+
+// connServer adapts an mcpconn connection to the agent's Server.
+type connServer struct{ c *mcpconn.Conn }
+
+func (s connServer) Name() string { return s.c.Name() }
+
+func (s connServer) ListTools(ctx context.Context) ([]catalog.Tool, json.RawMessage, error) {
+	return s.c.ListTools(ctx)
+}
+
+func (s connServer) CallTool(ctx context.Context, name string, args json.RawMessage) (agent.Result, error) {
+	r, err := s.c.CallTool(ctx, name, args)
+	if err != nil {
+		return agent.Result{}, err
+	}
+	return agent.Result{Text: r.Text, IsError: r.IsError}, nil
+}
+
+func (s connServer) ListChanged() <-chan struct{} { return s.c.ListChanged() }
+
+var _ = time.Second

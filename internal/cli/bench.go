@@ -1,0 +1,296 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpsec/mcpsec/internal/bench"
+	"github.com/mcpsec/mcpsec/internal/model"
+)
+
+func init() { register(newBenchCmd) }
+
+// benchFlags are shared by bench and demo.
+type benchFlags struct {
+	config, out, resume, arms, shard, format, transport string
+	models                                              []string
+	concurrency, limit, perClass, sample                int
+	dryRun, retryErrors                                 bool
+}
+
+func newBenchCmd(env *Env) *cobra.Command {
+	var bf benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Run a grid of models x attack classes x defense arms into a run directory",
+		Long: `Run the benchmark grid: every (model, task, attack class, payload, objective,
+arm, seed) trial, each with a full JSONL trace, scored and aggregated.
+
+Without --config the built-in grid runs: all attack classes with their
+tasks, the seen, held-out and adversarial registers, all objectives and all
+defense arms, with the control agents. --model replaces the grid's models.
+A model whose API key is not set is skipped with one log line; it is never
+replaced by anything else.
+
+The run directory (default results/<timestamp>) holds RUN.md, config.yaml,
+trials.jsonl (one record per trial, appended and synced as each ends),
+traces/, summary.json, matrix_*.csv, metrics_long.csv, deltas_vs_none.md and
+RESULTS.md. A killed run continues with --resume DIR; --retry-errors re-runs
+errored trials.
+
+--dry-run makes no network call: it prints the expanded grid, trial counts
+per cell and the projected tokens and cost. --sample N first runs N live
+trials per model to calibrate that projection.`,
+		Example: `  mcpsec bench --dry-run
+  mcpsec bench --model openai:gpt-4o-mini --arms none,meta_filter,policy --limit-per-class 20
+  mcpsec bench --config grid.yaml --out results/run1 --concurrency 8
+  mcpsec bench --resume results/run1
+  mcpsec bench --config grid.yaml --shard 1/4 --out results/shard1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBench(cmd.Context(), env, bf, cmd.Flags().Changed("concurrency"))
+		},
+	}
+	addBenchFlags(cmd, &bf)
+	f := cmd.Flags()
+	f.StringVar(&bf.resume, "resume", "", "continue the run in this directory (its frozen config.yaml is used)")
+	f.BoolVar(&bf.retryErrors, "retry-errors", false, "with --resume, run errored trials again")
+	f.BoolVar(&bf.dryRun, "dry-run", false, "print the expanded grid and projected cost; no network call")
+	f.IntVar(&bf.sample, "sample", 0, "with --dry-run, run N live trials per model to calibrate the projection")
+	f.StringVar(&bf.shard, "shard", "", "run a deterministic subset i/n of the grid (join shards with mcpsec merge)")
+	f.StringVar(&bf.format, "format", "text", "dry-run output format: text or json")
+	return cmd
+}
+
+func addBenchFlags(cmd *cobra.Command, bf *benchFlags) {
+	f := cmd.Flags()
+	f.StringVar(&bf.config, "config", "", "grid YAML file (default: the built-in grid)")
+	f.StringSliceVar(&bf.models, "model", nil, "model spec, repeatable or comma-separated; replaces the grid's models")
+	f.StringVar(&bf.arms, "arms", "", "comma-separated defense arms; replaces the grid's arms")
+	f.StringVar(&bf.out, "out", "", "run directory (default results/<UTC timestamp>)")
+	f.IntVar(&bf.concurrency, "concurrency", 0, "trials in flight (default: the grid's)")
+	f.IntVar(&bf.limit, "limit", 0, "run at most N trials, sampled round-robin across cells")
+	f.IntVar(&bf.perClass, "limit-per-class", 0, "run at most N trials per (model, arm, class)")
+	f.StringVar(&bf.transport, "transport", "", "fixture transport: memory (in-process) or stdio (subprocesses)")
+}
+
+func loadGrid(bf benchFlags, concurrencySet bool) (bench.Grid, error) {
+	g := bench.DefaultGrid()
+	if bf.config != "" {
+		var err error
+		g, err = bench.LoadGrid(bf.config)
+		if err != nil {
+			return g, inputErr(err)
+		}
+	}
+	if len(bf.models) > 0 {
+		g.Models = nil
+		for _, m := range bf.models {
+			if m = strings.TrimSpace(m); m != "" {
+				g.Models = append(g.Models, m)
+			}
+		}
+	}
+	if bf.arms != "" {
+		g.Arms = splitList(bf.arms)
+	}
+	if concurrencySet {
+		g.Concurrency = bf.concurrency
+	}
+	if bf.transport != "" {
+		g.Transport = bf.transport
+	}
+	for _, m := range g.Models {
+		if model.IsControl(m) {
+			continue
+		}
+		if _, _, _, err := model.ParseSpec(m); err != nil {
+			return g, inputErrf("model %q: %v", m, err)
+		}
+	}
+	if err := checkArms(g.Arms); err != nil {
+		return g, inputErr(err)
+	}
+	if err := g.Validate(); err != nil {
+		return g, inputErr(fmt.Errorf("%w: %v", bench.ErrConfig, err))
+	}
+	return g, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func runBench(ctx context.Context, env *Env, bf benchFlags, concurrencySet bool) error {
+	shard, err := bench.ParseShard(bf.shard)
+	if err != nil {
+		return inputErr(err)
+	}
+	var g bench.Grid
+	if bf.resume != "" {
+		g, err = bench.LoadGrid(filepath.Join(bf.resume, bench.ConfigFile))
+		if err != nil {
+			return inputErr(err)
+		}
+	} else if g, err = loadGrid(bf, concurrencySet); err != nil {
+		return err
+	}
+	if bf.dryRun {
+		return dryRun(ctx, env, g, bf, shard)
+	}
+	out := bf.out
+	if bf.resume != "" {
+		out = bf.resume
+	}
+	if out == "" {
+		out = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z"))
+	}
+	_, err = sweepAndReport(ctx, env, g, out, bf, shard)
+	return err
+}
+
+func benchEnv(g bench.Grid) (bench.Env, error) {
+	v, rev, dirty := BuildInfo()
+	e := bench.Env{Transport: g.Transport, Version: v, GitRevision: rev, GitDirty: dirty}
+	if g.Transport == "stdio" {
+		exe, err := os.Executable()
+		if err != nil {
+			return e, fmt.Errorf("locate mcpsec binary for stdio fixtures: %w", err)
+		}
+		e.StdioCommand = []string{exe, "fixture", "serve"}
+	}
+	return e, nil
+}
+
+func sweepAndReport(ctx context.Context, env *Env, g bench.Grid, out string, bf benchFlags, shard bench.Shard) (bench.Result, error) {
+	benv, err := benchEnv(g)
+	if err != nil {
+		return bench.Result{}, inputErr(err)
+	}
+	fmt.Fprintf(env.Stderr, "run directory: %s\n", out)
+	res, err := bench.Sweep(ctx, bench.Options{
+		Grid: g, Out: out, Resume: bf.resume != "", RetryErrors: bf.retryErrors, Shard: shard,
+		Limit: bf.limit, LimitPerClass: bf.perClass, Env: benv, Log: env.Stderr, TTY: isTerminal(env.Stderr),
+	})
+	if err != nil {
+		if errors.Is(err, bench.ErrConfig) {
+			return res, inputErr(err)
+		}
+		return res, fmt.Errorf("sweep %s: %w (completed trials are kept; continue with --resume %s)", out, err, out)
+	}
+	fmt.Fprintf(env.Stderr, "trials: %d planned, %d already recorded, %d run, %d errored, in %s\n",
+		res.Planned, res.Skipped, res.Ran, res.Errored, res.Elapsed.Round(time.Millisecond))
+	if err := writeReports(env, out); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func dryRun(ctx context.Context, env *Env, g bench.Grid, bf benchFlags, shard bench.Shard) error {
+	trials := bench.Select(g.Expand(), shard, bf.limit, bf.perClass)
+	var calib map[string]bench.TokenStats
+	if bf.sample > 0 {
+		var err error
+		calib, err = calibrate(ctx, env, g, trials, bf.sample)
+		if err != nil {
+			return err
+		}
+	}
+	p := bench.Project(g, trials, calib)
+	if bf.format == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	if bf.format != "text" {
+		return inputErrf("unknown --format %q (want text or json)", bf.format)
+	}
+	fmt.Fprintf(env.Stdout, "dry run: %d trials in %d cells (no network call made)\n\n", p.Trials, len(p.Cells))
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\tarm\tclass\ttrials")
+	for _, c := range p.Cells {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", c.Model, c.Arm, c.Class, c.Trials)
+	}
+	tw.Flush()
+	fmt.Fprintln(env.Stdout)
+	tw = tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\ttrials\tinput tokens\toutput tokens\tcost (USD)\tprice\testimate")
+	for _, m := range p.Models {
+		price := "unconfirmed"
+		if m.PriceConfirmed {
+			price = "confirmed"
+		}
+		if _, ok := g.Pricing[m.Model]; !ok {
+			price = "none in grid"
+		}
+		est := "heuristic"
+		if m.Calibrated {
+			est = "calibrated"
+		}
+		name := m.Model
+		if m.Control {
+			name += " (control)"
+			price, est = "-", "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f\t%s\t%s\n", name, m.Trials, m.InputTokens, m.OutputTokens, m.CostUSD, price, est)
+	}
+	tw.Flush()
+	fmt.Fprintf(env.Stdout, "\nprojected cost: %.2f USD\n", p.CostUSD)
+	return nil
+}
+
+// calibrate runs n live trials per non-control model (into a throwaway
+// directory) and returns their mean token use.
+func calibrate(ctx context.Context, env *Env, g bench.Grid, trials []bench.Trial, n int) (map[string]bench.TokenStats, error) {
+	benv, err := benchEnv(g)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	out := map[string]bench.TokenStats{}
+	count := map[string]int{}
+	for _, t := range trials {
+		if model.IsControl(t.Model) || count[t.Model] >= n {
+			continue
+		}
+		rec, err := bench.RunTrial(ctx, benv, g, t, "")
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "sample: skipping %s: %v\n", t.Model, err)
+			count[t.Model] = n
+			continue
+		}
+		count[t.Model]++
+		s := out[t.Model]
+		k := float64(count[t.Model])
+		s.Input += (float64(rec.InputTokens) - s.Input) / k
+		s.Output += (float64(rec.OutputTokens) - s.Output) / k
+		out[t.Model] = s
+	}
+	return out, nil
+}
+
+// isTerminal reports whether w is a character device (a progress bar is
+// drawn only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
