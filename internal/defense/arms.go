@@ -134,7 +134,10 @@ func Build(arm string, cfg Config) (agent.Seams, error) {
 			SystemPreamble: h.Preamble(),
 		}, nil
 	case ArmScanFilter:
-		return agent.Seams{}, fmt.Errorf("%w: arm %s is not available yet (the scanner has not landed)", ErrArmConfig, arm)
+		if defaultScanner == nil {
+			return agent.Seams{}, fmt.Errorf("%w: arm %s is not available yet (the scanner has no per-tool entry point)", ErrArmConfig, arm)
+		}
+		return agent.Seams{Tools: []agent.ToolTransform{ScanFilter(defaultScanner)}}, nil
 	}
 	return agent.Seams{}, fmt.Errorf("%w %q; valid arms: %s", ErrUnknownArm, arm, strings.Join(Arms, ", "))
 }

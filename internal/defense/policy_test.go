@@ -61,6 +61,12 @@ func (tr *trial) do(c agent.Call, text string) (agent.Decision, string) {
 	if !d.Allow {
 		return d, ""
 	}
+	return d, tr.deliver(c, text)
+}
+
+// deliver records a dispatched call's raw result and returns what the
+// model is shown.
+func (tr *trial) deliver(c agent.Call, text string) string {
 	raw := agent.Result{Text: text}
 	tr.h.Calls = append(tr.h.Calls, agent.CallRecord{Call: c, Raw: raw})
 	shown := raw
@@ -69,7 +75,7 @@ func (tr *trial) do(c agent.Call, text string) (agent.Decision, string) {
 		shown, notes = rt(c, shown)
 		tr.notes = append(tr.notes, notes...)
 	}
-	return d, shown.Text
+	return shown.Text
 }
 
 type act struct {
