@@ -50,6 +50,7 @@ type Conn struct {
 	session *mcp.ClientSession
 	tap     *tapConn // nil for streamable HTTP
 	proc    *process // nil unless we started the server
+	httpTr  *http.Transport
 	changed chan struct{}
 
 	closeOnce sync.Once
@@ -77,9 +78,12 @@ func Connect(ctx context.Context, src Source, opts Options) (*Conn, error) {
 		c.proc = p
 		t = &tapTransport{inner: p.transport(), conn: c}
 	case src.URL != "":
+		// A private transport so Close can drop its idle keep-alive
+		// connections (and their goroutines) with the session.
+		c.httpTr = http.DefaultTransport.(*http.Transport).Clone()
 		t = &mcp.StreamableClientTransport{
 			Endpoint:     src.URL,
-			HTTPClient:   &http.Client{},
+			HTTPClient:   &http.Client{Transport: c.httpTr},
 			MaxRetries:   -1,
 			MaxEventSize: int(opts.MaxMessageBytes),
 		}
@@ -470,6 +474,9 @@ func (c *Conn) shutdown() error {
 	}()
 	if c.proc != nil {
 		_ = c.proc.stop(c.opts.TerminateGrace)
+	}
+	if c.httpTr != nil {
+		defer c.httpTr.CloseIdleConnections()
 	}
 	// With the process gone the pipes are closed, so the SDK's reader
 	// unblocks; a session that still does not finish is abandoned rather

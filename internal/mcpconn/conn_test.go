@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,6 +38,24 @@ func connectInMemory(t *testing.T, name string, srv *mcp.Server, opts mcpconn.Op
 	return c
 }
 
+// connectHTTP serves srv with the go-sdk's streamable HTTP handler on a
+// loopback test server and connects to its URL.
+func connectHTTP(t *testing.T, srv *mcp.Server, opts mcpconn.Options) *mcpconn.Conn {
+	t.Helper()
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: "http", URL: hs.URL}, opts)
+	if err != nil {
+		hs.Close()
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	return c
+}
+
 func connectStdio(t *testing.T, mode string, opts mcpconn.Options) *mcpconn.Conn {
 	t.Helper()
 	cmd, env := selfCommand(mode)
@@ -56,6 +76,7 @@ func TestWellBehavedServer(t *testing.T) {
 			return connectInMemory(t, "mem", echoServer(), mcpconn.DefaultOptions())
 		}},
 		{"stdio", func(t *testing.T) *mcpconn.Conn { return connectStdio(t, "echo", mcpconn.DefaultOptions()) }},
+		{"streamable-http", func(t *testing.T) *mcpconn.Conn { return connectHTTP(t, echoServer(), mcpconn.DefaultOptions()) }},
 	}
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
