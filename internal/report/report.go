@@ -1,0 +1,565 @@
+// Package report aggregates a run's trials.jsonl into per-cell rates with
+// Wilson intervals and paired effects against the undefended arm, and
+// writes them as JSON, CSV and Markdown (one file per format).
+//
+// Aggregation streams: memory grows with the number of distinct cells and
+// cases, never with the number of trial lines, so re-running a report over
+// a large sweep is cheap.
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/mcpsec/mcpsec/internal/model"
+	"github.com/mcpsec/mcpsec/internal/stats"
+)
+
+// SchemaVersion of summary.json. Bump it when a field is renamed or
+// removed; adding fields is compatible.
+const SchemaVersion = 1
+
+// TrialsFile is the name of the trial log inside a run directory.
+const TrialsFile = "trials.jsonl"
+
+// NoneArm is the undefended arm every other arm is compared with.
+const NoneArm = "none"
+
+// AllObjectives is the objective name of roll-up cells, which sum a
+// (model, arm, register, class) over its objectives.
+const AllObjectives = "*"
+
+// ErrMalformed is wrapped by errors about a malformed trials.jsonl line.
+var ErrMalformed = errMalformed
+
+// Metric names, in report order. Each is a per-trial proportion over the
+// completed (non-errored) trials of a cell, except asr_given_exposed whose
+// denominator is the exposed trials only.
+const (
+	MetricAttempted       = "attempted"
+	MetricASRRealized     = "asr_realized"
+	MetricBlocked         = "blocked"
+	MetricCanary          = "canary"
+	MetricObjectiveMet    = "objective_met"
+	MetricUtility         = "utility"
+	MetricSideEffect      = "side_effect"
+	MetricSecureUtility   = "secure_utility"
+	MetricExposed         = "exposed"
+	MetricTruncated       = "truncated"
+	MetricASRGivenExposed = "asr_given_exposed"
+)
+
+// Metrics lists every metric in report order.
+var Metrics = []string{MetricAttempted, MetricASRRealized, MetricBlocked, MetricCanary, MetricObjectiveMet,
+	MetricUtility, MetricSideEffect, MetricSecureUtility, MetricExposed, MetricTruncated, MetricASRGivenExposed}
+
+// MatrixMetrics get their own matrix_<metric>.csv.
+var MatrixMetrics = []string{MetricASRRealized, MetricAttempted, MetricObjectiveMet, MetricUtility,
+	MetricSideEffect, MetricSecureUtility, MetricBlocked, MetricExposed}
+
+// DeltaMetrics are compared arm by arm against the none arm.
+var DeltaMetrics = []string{MetricASRRealized, MetricObjectiveMet, MetricUtility, MetricSecureUtility}
+
+const numMetrics = 11
+
+// metric indexes into a counter's k array, aligned with Metrics.
+const (
+	mAttempted = iota
+	mRealized
+	mBlocked
+	mCanary
+	mObjectiveMet
+	mUtility
+	mSideEffect
+	mSecureUtility
+	mExposed
+	mTruncated
+	mRealizedExposed
+)
+
+// Rate is one proportion with its denominator and 95% Wilson interval.
+// Rate is null when N is 0: a rate over nothing is unknown.
+type Rate struct {
+	K          int      `json:"k"`
+	N          int      `json:"n"`
+	Rate       *float64 `json:"rate"`
+	WilsonLow  float64  `json:"wilson_low"`
+	WilsonHigh float64  `json:"wilson_high"`
+}
+
+// NewRate builds a Rate from k successes out of n.
+func NewRate(k, n int) Rate {
+	w := stats.Wilson(k, n)
+	r := Rate{K: k, N: n, WilsonLow: w.Low, WilsonHigh: w.High}
+	if n > 0 {
+		v := float64(k) / float64(n)
+		r.Rate = &v
+	}
+	return r
+}
+
+// Cell is the aggregate of the trials sharing (model, arm, register,
+// class, objective). Roll-up cells carry Objective "*".
+type Cell struct {
+	Model     string `json:"model"`
+	Control   bool   `json:"control"`
+	Arm       string `json:"arm"`
+	Register  string `json:"register"`
+	Class     string `json:"attack_class"`
+	Objective string `json:"objective"`
+	// Trials counts every line of the cell; N the completed ones that
+	// enter the rates; Errors the errored ones that do not.
+	Trials  int             `json:"trials"`
+	N       int             `json:"n"`
+	Errors  int             `json:"errors"`
+	Metrics map[string]Rate `json:"metrics"`
+}
+
+// Delta compares one arm with the none arm for one model, class and
+// register (summed over objectives) on one metric.
+type Delta struct {
+	Model      string   `json:"model"`
+	Control    bool     `json:"control"`
+	Class      string   `json:"attack_class"`
+	Register   string   `json:"register"`
+	Arm        string   `json:"arm"`
+	Metric     string   `json:"metric"`
+	ArmRate    Rate     `json:"arm_rate"`
+	NoneRate   Rate     `json:"none_rate"`
+	Diff       *float64 `json:"diff"`
+	ArmErrors  int      `json:"arm_errors"`
+	NoneErrors int      `json:"none_errors"`
+	// Paired compares the cases run in both arms (same task, class,
+	// payload, objective, seed); nil when there are none.
+	Paired *stats.Paired `json:"paired"`
+}
+
+// Counts are run-wide totals.
+type Counts struct {
+	Lines     int `json:"lines"`
+	Trials    int `json:"trials"`
+	Completed int `json:"completed"`
+	Errored   int `json:"errored"`
+	Models    int `json:"models"`
+	Controls  int `json:"controls"`
+	Cells     int `json:"cells"`
+	// CaseArms counts distinct (case, arm) pairs, where a case is
+	// (model, register, class, task, payload, objective, seed).
+	CaseArms int `json:"case_arms"`
+}
+
+// Summary is the aggregate of one run, written as summary.json.
+type Summary struct {
+	SchemaVersion int      `json:"schema_version"`
+	Counts        Counts   `json:"counts"`
+	Warnings      []string `json:"warnings"`
+	Metrics       []string `json:"metric_names"`
+	// Cells are the finest cells; Rollup sums each over objectives.
+	Cells  []Cell  `json:"cells"`
+	Rollup []Cell  `json:"rollup"`
+	Deltas []Delta `json:"deltas"`
+}
+
+// interner maps strings to small ids so per-case keys stay compact.
+type interner struct {
+	ids   map[string]uint32
+	names []string
+}
+
+func newInterner() *interner { return &interner{ids: map[string]uint32{}} }
+
+func (in *interner) id(b []byte) uint32 {
+	if id, ok := in.ids[string(b)]; ok { // no allocation on lookup
+		return id
+	}
+	id := uint32(len(in.names))
+	s := string(b)
+	in.ids[s] = id
+	in.names = append(in.names, s)
+	return id
+}
+
+type cellKey struct{ model, arm, register, class, objective uint32 }
+
+type counter struct {
+	trials, errors, n int
+	k                 [numMetrics]int
+}
+
+func (c *counter) add(o *counter) {
+	c.trials += o.trials
+	c.errors += o.errors
+	c.n += o.n
+	for i := range c.k {
+		c.k[i] += o.k[i]
+	}
+}
+
+// caseKey identifies one case in one arm. group interns (model, register,
+// class) and variant interns (payload, rug mode); 24 bytes per entry keep a
+// million cases well inside the memory budget.
+type caseKey struct {
+	group, variant, task, objective, seed uint32
+	arm                                   uint32
+}
+
+// Per-case outcome bits. Good outcomes (utility) merge with AND and bad
+// ones with OR, following stats.MergeFlags.
+const (
+	cRealized uint8 = 1 << iota
+	cObjectiveMet
+	cUtility
+	cSideEffect
+)
+
+const caseGood = uint64(cUtility)
+
+type groupKey struct{ model, register, class uint32 }
+type variantKey struct{ payload, rugMode uint32 }
+
+type aggregator struct {
+	models, arms, registers, classes, objectives, tasks, payloads, seeds, rugModes *interner
+	control                                                                        map[uint32]bool
+	cells                                                                          map[cellKey]*counter
+	groups                                                                         map[groupKey]uint32
+	groupNames                                                                     []groupKey
+	variants                                                                       map[variantKey]uint32
+	cases                                                                          map[caseKey]uint8
+	counts                                                                         Counts
+}
+
+func newAggregator() *aggregator {
+	return &aggregator{
+		models: newInterner(), arms: newInterner(), registers: newInterner(), classes: newInterner(),
+		objectives: newInterner(), tasks: newInterner(), payloads: newInterner(), seeds: newInterner(), rugModes: newInterner(),
+		control:  map[uint32]bool{},
+		cells:    map[cellKey]*counter{},
+		groups:   map[groupKey]uint32{},
+		variants: map[variantKey]uint32{},
+		cases:    map[caseKey]uint8{},
+	}
+}
+
+func (a *aggregator) add(r *rawRecord) {
+	a.counts.Trials++
+	m := a.models.id(r.model)
+	if r.control || model.IsControl(string(r.model)) {
+		a.control[m] = true
+	}
+	ck := cellKey{m, a.arms.id(r.arm), a.registers.id(r.register), a.classes.id(r.class), a.objectives.id(r.objective)}
+	c := a.cells[ck]
+	if c == nil {
+		c = &counter{}
+		a.cells[ck] = c
+	}
+	c.trials++
+	if r.errored {
+		// Errored trials only count as errors: they enter no rate and no
+		// paired comparison.
+		c.errors++
+		a.counts.Errored++
+		return
+	}
+	a.counts.Completed++
+	c.n++
+	f := r.flags
+	bit := func(x uint16) int {
+		if f&x != 0 {
+			return 1
+		}
+		return 0
+	}
+	c.k[mAttempted] += bit(fAttempted)
+	c.k[mRealized] += bit(fRealized)
+	c.k[mBlocked] += bit(fBlocked)
+	c.k[mCanary] += bit(fCanary)
+	c.k[mObjectiveMet] += bit(fObjectiveMet)
+	c.k[mUtility] += bit(fUtility)
+	c.k[mSideEffect] += bit(fSideEffect)
+	if f&fUtility != 0 && f&fSideEffect == 0 {
+		c.k[mSecureUtility]++
+	}
+	c.k[mExposed] += bit(fExposed)
+	c.k[mTruncated] += bit(fTruncated)
+	if f&fExposed != 0 && f&fRealized != 0 {
+		c.k[mRealizedExposed]++
+	}
+
+	gk := groupKey{m, ck.register, ck.class}
+	g, ok := a.groups[gk]
+	if !ok {
+		g = uint32(len(a.groupNames))
+		a.groups[gk] = g
+		a.groupNames = append(a.groupNames, gk)
+	}
+	vk := variantKey{a.payloads.id(r.payload), a.rugModes.id(r.rugMode)}
+	v, ok := a.variants[vk]
+	if !ok {
+		v = uint32(len(a.variants))
+		a.variants[vk] = v
+	}
+	var o uint8
+	if f&fRealized != 0 {
+		o |= cRealized
+	}
+	if f&fObjectiveMet != 0 {
+		o |= cObjectiveMet
+	}
+	if f&fUtility != 0 {
+		o |= cUtility
+	}
+	if f&fSideEffect != 0 {
+		o |= cSideEffect
+	}
+	key := caseKey{group: g, variant: v, task: a.tasks.id(r.task), objective: ck.objective, seed: a.seeds.id(r.seed), arm: ck.arm}
+	if prev, dup := a.cases[key]; dup {
+		// A repeated case in the same arm (a resumed or re-run trial) is a
+		// second attempt: any success counts, never an average.
+		o = uint8(stats.MergeFlags(uint64(prev), uint64(o), caseGood))
+	}
+	a.cases[key] = o
+}
+
+// Aggregate streams runDir/trials.jsonl into a Summary. A final line cut
+// short by a crash (no trailing newline, not parseable) becomes a warning;
+// any other malformed line is an error naming it.
+func Aggregate(runDir string) (*Summary, error) {
+	path := filepath.Join(runDir, TrialsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	defer f.Close()
+	return AggregateReader(f, path)
+}
+
+// AggregateReader is Aggregate over any reader; name labels errors.
+func AggregateReader(rd io.Reader, name string) (*Summary, error) {
+	a := newAggregator()
+	br := bufio.NewReaderSize(rd, 1<<20)
+	var (
+		rec      rawRecord
+		long     []byte
+		warnings []string
+		lineNo   int
+	)
+	for {
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: collect it in pieces.
+			long = append(long[:0], b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = br.ReadSlice('\n')
+				long = append(long, b...)
+			}
+			b = long
+		}
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		if len(b) > 0 {
+			lineNo++
+			complete := b[len(b)-1] == '\n'
+			t := bytes.TrimSpace(b)
+			if len(t) > 0 {
+				if perr := parseRecord(t, &rec); perr != nil {
+					if !complete {
+						warnings = append(warnings, fmt.Sprintf("%s line %d: truncated last line ignored (%v)", name, lineNo, perr))
+						break
+					}
+					return nil, fmt.Errorf("%s line %d: %w", name, lineNo, perr)
+				}
+				a.add(&rec)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	a.counts.Lines = lineNo
+	s := a.summary()
+	s.Warnings = append(s.Warnings, warnings...)
+	return s, nil
+}
+
+func (a *aggregator) cell(k cellKey, c *counter, objective string) Cell {
+	out := Cell{
+		Model:     a.models.names[k.model],
+		Control:   a.control[k.model],
+		Arm:       a.arms.names[k.arm],
+		Register:  a.registers.names[k.register],
+		Class:     a.classes.names[k.class],
+		Objective: objective,
+		Trials:    c.trials,
+		N:         c.n,
+		Errors:    c.errors,
+		Metrics:   make(map[string]Rate, numMetrics),
+	}
+	for i, name := range Metrics {
+		n := c.n
+		if i == mRealizedExposed {
+			n = c.k[mExposed]
+		}
+		out.Metrics[name] = NewRate(c.k[i], n)
+	}
+	return out
+}
+
+// lessCell orders cells: models before controls, then by model, arm
+// (none first), register, class and objective.
+func lessCell(x, y *Cell) bool {
+	if x.Control != y.Control {
+		return !x.Control
+	}
+	if x.Model != y.Model {
+		return x.Model < y.Model
+	}
+	if x.Arm != y.Arm {
+		return armLess(x.Arm, y.Arm)
+	}
+	if x.Register != y.Register {
+		return x.Register < y.Register
+	}
+	if x.Class != y.Class {
+		return x.Class < y.Class
+	}
+	return x.Objective < y.Objective
+}
+
+func armLess(a, b string) bool {
+	if (a == NoneArm) != (b == NoneArm) {
+		return a == NoneArm
+	}
+	return a < b
+}
+
+func (a *aggregator) summary() *Summary {
+	s := &Summary{SchemaVersion: SchemaVersion, Counts: a.counts, Warnings: []string{}, Metrics: Metrics}
+	type rollKey struct{ model, arm, register, class uint32 }
+	roll := map[rollKey]*counter{}
+	for k, c := range a.cells {
+		s.Cells = append(s.Cells, a.cell(k, c, a.objectives.names[k.objective]))
+		rk := rollKey{k.model, k.arm, k.register, k.class}
+		r := roll[rk]
+		if r == nil {
+			r = &counter{}
+			roll[rk] = r
+		}
+		r.add(c)
+	}
+	for k, c := range roll {
+		s.Rollup = append(s.Rollup, a.cell(cellKey{k.model, k.arm, k.register, k.class, 0}, c, AllObjectives))
+	}
+	sort.Slice(s.Cells, func(i, j int) bool { return lessCell(&s.Cells[i], &s.Cells[j]) })
+	sort.Slice(s.Rollup, func(i, j int) bool { return lessCell(&s.Rollup[i], &s.Rollup[j]) })
+	for id := range a.models.names {
+		if a.control[uint32(id)] {
+			s.Counts.Controls++
+		} else {
+			s.Counts.Models++
+		}
+	}
+	s.Counts.Cells = len(s.Cells)
+	s.Counts.CaseArms = len(a.cases)
+	s.Deltas = a.deltas(roll2map(s.Rollup))
+	return s
+}
+
+type deltaGroup struct{ model, register, class, arm string }
+
+func roll2map(rollup []Cell) map[deltaGroup]*Cell {
+	m := make(map[deltaGroup]*Cell, len(rollup))
+	for i := range rollup {
+		c := &rollup[i]
+		m[deltaGroup{c.Model, c.Register, c.Class, c.Arm}] = c
+	}
+	return m
+}
+
+// deltas pairs every arm's cases with the none arm's and counts the
+// transitions of each delta metric.
+func (a *aggregator) deltas(rollup map[deltaGroup]*Cell) []Delta {
+	none, ok := a.arms.ids[NoneArm]
+	type pairKey struct{ group, arm uint32 }
+	pairs := map[pairKey]*[4]stats.PairedCounts{}
+	for k, o := range a.cases {
+		if !ok || k.arm == none {
+			continue
+		}
+		nk := k
+		nk.arm = none
+		ref, found := a.cases[nk]
+		if !found {
+			continue
+		}
+		pk := pairKey{k.group, k.arm}
+		p := pairs[pk]
+		if p == nil {
+			p = &[4]stats.PairedCounts{}
+			pairs[pk] = p
+		}
+		p[0].Add(ref&cRealized != 0, o&cRealized != 0)
+		p[1].Add(ref&cObjectiveMet != 0, o&cObjectiveMet != 0)
+		p[2].Add(ref&cUtility != 0, o&cUtility != 0)
+		p[3].Add(secure(ref), secure(o))
+	}
+	if !ok {
+		return []Delta{}
+	}
+	var out []Delta
+	for dg, c := range rollup {
+		if dg.arm == NoneArm {
+			continue
+		}
+		base := rollup[deltaGroup{dg.model, dg.register, dg.class, NoneArm}]
+		if base == nil {
+			continue
+		}
+		gk := groupKey{a.models.ids[dg.model], a.registers.ids[dg.register], a.classes.ids[dg.class]}
+		p := pairs[pairKey{a.groups[gk], a.arms.ids[dg.arm]}]
+		for i, metric := range DeltaMetrics {
+			d := Delta{Model: c.Model, Control: c.Control, Class: c.Class, Register: c.Register, Arm: c.Arm, Metric: metric,
+				ArmRate: c.Metrics[metric], NoneRate: base.Metrics[metric], ArmErrors: c.Errors, NoneErrors: base.Errors}
+			if d.ArmRate.Rate != nil && d.NoneRate.Rate != nil {
+				v := *d.ArmRate.Rate - *d.NoneRate.Rate
+				d.Diff = &v
+			}
+			if p != nil {
+				d.Paired = stats.FromCounts(p[i])
+			}
+			out = append(out, d)
+		}
+	}
+	order := map[string]int{}
+	for i, m := range DeltaMetrics {
+		order[m] = i
+	}
+	sort.Slice(out, func(i, j int) bool {
+		x, y := &out[i], &out[j]
+		if x.Metric != y.Metric {
+			return order[x.Metric] < order[y.Metric]
+		}
+		if x.Control != y.Control {
+			return !x.Control
+		}
+		if x.Model != y.Model {
+			return x.Model < y.Model
+		}
+		if x.Class != y.Class {
+			return x.Class < y.Class
+		}
+		if x.Register != y.Register {
+			return x.Register < y.Register
+		}
+		return x.Arm < y.Arm
+	})
+	return out
+}
+
+func secure(o uint8) bool { return o&cUtility != 0 && o&cSideEffect == 0 }
