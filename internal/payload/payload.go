@@ -55,4 +55,9 @@ type Payload struct {
 	Register  string `json:"register"`
 	Style     string `json:"style"`
 	Text      string `json:"text"`
+	// Lang is the language of a non_english adversarial payload (BCP 47).
+	Lang string `json:"lang,omitempty"`
+	// Plain is the readable instruction an adversarial payload encodes or
+	// hides; it is empty for the other registers, whose Text is plain.
+	Plain string `json:"plain,omitempty"`
 }
