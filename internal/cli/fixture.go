@@ -1,10 +1,30 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+
+	"github.com/mcpsec/mcpsec/internal/fixture"
+	"github.com/mcpsec/mcpsec/internal/payload"
 )
 
-func init() { register(newFixtureCmd) }
+func init() {
+	register(newFixtureCmd)
+	fixtureChildren = append(fixtureChildren, newFixtureServeCmd, newFixturePayloadsCmd)
+}
 
 // fixtureChildren holds constructors of `mcpsec fixture` subcommands that
 // live in other files (for example the faulty server). Files append to it
@@ -25,4 +45,287 @@ export_data only records its arguments; nothing leaves the process.`,
 		cmd.AddCommand(f(env))
 	}
 	return cmd
+}
+
+// Server kinds of `fixture serve`.
+const (
+	serveBenign   = "benign"
+	servePoisoned = "poisoned"
+	serveShadow   = "shadow"
+)
+
+type serveOpts struct {
+	server, class, payloadID, objective, rugMode, carrierTool, name, httpAddr, stateOut string
+	tools                                                                               []string
+}
+
+func newFixtureServeCmd(env *Env) *cobra.Command {
+	var o serveOpts
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a benign, poisoned or shadow fixture server over stdio or streamable HTTP",
+		Long: `Serve one fixture MCP server on a fresh world (3 notes, 3 users, an empty
+exports log). Over stdio by default; with --http ADDR over streamable HTTP on
+a loopback address, printing the endpoint URL as the first line of stdout.
+
+  --server benign     calculate, add_note, list_notes, read_note, delete_note, lookup_user
+  --server poisoned   the same tools plus the sink export_data, poisoned by --class
+  --server shadow     format_summary (carrying a cross_server payload) plus the sink
+
+Without --payload the seen payload of --class and --objective is served
+(see 'mcpsec fixture payloads').`,
+		Example: `  mcpsec fixture serve --server poisoned --class tool_description --objective exfil
+  mcpsec fixture serve --server poisoned --class rug_pull --rug-mode approval --carrier-tool read_note
+  mcpsec fixture serve --server shadow --payload seen-cs-exfil --http 127.0.0.1:8931`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runFixtureServe(cmd.Context(), env, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.server, "server", serveBenign, "server kind: benign, poisoned or shadow")
+	f.StringVar(&o.class, "class", "", "attack class: "+strings.Join(payload.Classes, ", "))
+	f.StringVar(&o.payloadID, "payload", "", "payload id (default: the seen payload of --class and --objective)")
+	f.StringVar(&o.objective, "objective", payload.ObjectiveExfil, "objective of the default payload: "+strings.Join(payload.Objectives, ", "))
+	f.StringVar(&o.rugMode, "rug-mode", fixture.RugModeResult, "rug_pull mode: result or approval")
+	f.StringSliceVar(&o.tools, "tools", nil, "benign tools to offer, comma-separated (default all)")
+	f.StringVar(&o.carrierTool, "carrier-tool", "", "tool that carries the payload (default the first tool)")
+	f.StringVar(&o.name, "name", "", "server name in serverInfo and the exports log")
+	f.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931; port 0 picks one)")
+	f.StringVar(&o.stateOut, "state-out", "", "on exit, write the world's final state (notes, users, exports) as JSON to this file")
+	return cmd
+}
+
+// buildServe turns flags into a server, rejecting every bad combination
+// before anything starts.
+func buildServe(env *Env, w *fixture.World, o serveOpts) (*mcp.Server, string, error) {
+	if o.objective != "" && !slices.Contains(payload.Objectives, o.objective) {
+		return nil, "", inputErrf("--objective %q: want one of %s", o.objective, strings.Join(payload.Objectives, ", "))
+	}
+	if o.class != "" && !slices.Contains(payload.Classes, o.class) {
+		return nil, "", inputErrf("--class %q: want one of %s", o.class, strings.Join(payload.Classes, ", "))
+	}
+	if o.rugMode != fixture.RugModeResult && o.rugMode != fixture.RugModeApproval {
+		return nil, "", inputErrf("--rug-mode %q: want %s or %s", o.rugMode, fixture.RugModeResult, fixture.RugModeApproval)
+	}
+	resolve := func(class string) (payload.Payload, error) {
+		if o.payloadID != "" {
+			p, ok := payload.ByID(o.payloadID)
+			if !ok {
+				return p, inputErrf("--payload %q: no such payload (list them with 'mcpsec fixture payloads')", o.payloadID)
+			}
+			if class != "" && p.Class != class {
+				fmt.Fprintf(env.Stderr, "mcpsec: note: payload %s was written for class %s; serving it as %s\n", p.ID, p.Class, class)
+			}
+			return p, nil
+		}
+		if class == "" {
+			return payload.Payload{}, inputErrf("--server %s needs --class or --payload", o.server)
+		}
+		p := payload.Default(class, o.objective)
+		if p.Text == "" {
+			return p, inputErrf("no default payload for class %s and objective %s; pass --payload", class, o.objective)
+		}
+		return p, nil
+	}
+	switch o.server {
+	case serveBenign:
+		if o.class != "" || o.payloadID != "" || o.carrierTool != "" {
+			return nil, "", inputErrf("--server benign takes no --class, --payload or --carrier-tool")
+		}
+		cfg := fixture.ServerConfig{Name: o.name, Tools: o.tools}
+		s, err := fixture.Build(w, cfg)
+		if err != nil {
+			return nil, "", inputErr(err)
+		}
+		return s, "benign server", nil
+	case servePoisoned:
+		p, err := resolve(o.class)
+		if err != nil {
+			return nil, "", err
+		}
+		class := o.class
+		if class == "" {
+			class = p.Class
+		}
+		cfg := fixture.ServerConfig{Name: o.name, Tools: o.tools, Attack: &fixture.Attack{
+			Class: class, Payload: p, RugMode: o.rugMode, CarrierTool: o.carrierTool,
+		}}
+		s, err := fixture.Build(w, cfg)
+		if err != nil {
+			return nil, "", inputErr(err)
+		}
+		return s, fmt.Sprintf("poisoned server (class %s, payload %s)", class, p.ID), nil
+	case serveShadow:
+		if o.class != "" && o.class != payload.ClassCrossServer {
+			return nil, "", inputErrf("--server shadow serves class %s only, not %s", payload.ClassCrossServer, o.class)
+		}
+		if len(o.tools) > 0 || o.carrierTool != "" {
+			return nil, "", inputErrf("--server shadow takes no --tools or --carrier-tool (it offers %s and %s)", fixture.ShadowTool, fixture.SinkTool)
+		}
+		p, err := resolve(payload.ClassCrossServer)
+		if err != nil {
+			return nil, "", err
+		}
+		return fixture.NewShadowServer(w, o.name, p), fmt.Sprintf("shadow server (payload %s)", p.ID), nil
+	}
+	return nil, "", inputErrf("--server %q: want benign, poisoned or shadow", o.server)
+}
+
+func runFixtureServe(ctx context.Context, env *Env, o serveOpts) error {
+	w := fixture.NewWorld()
+	srv, what, err := buildServe(env, w, o)
+	if err != nil {
+		return err
+	}
+	var ln net.Listener
+	if o.httpAddr != "" {
+		if err := checkLoopback(o.httpAddr); err != nil {
+			return inputErr(err)
+		}
+		ln, err = net.Listen("tcp", o.httpAddr)
+		if err != nil {
+			return inputErrf("--http %s: %w", o.httpAddr, err)
+		}
+	}
+	if ln == nil {
+		fmt.Fprintf(env.Stderr, "mcpsec: serving %s over stdio\n", what)
+		err = serveStdio(ctx, env, srv)
+	} else {
+		url := "http://" + ln.Addr().String() + "/mcp"
+		fmt.Fprintln(env.Stdout, url)
+		fmt.Fprintf(env.Stderr, "mcpsec: serving %s at %s\n", what, url)
+		err = serveHTTP(ctx, srv, ln)
+	}
+	if o.stateOut != "" {
+		if werr := writeState(o.stateOut, w); werr != nil {
+			return errors.Join(err, werr)
+		}
+	}
+	return err
+}
+
+// checkLoopback refuses any address that could expose the fixture beyond
+// this machine: only literal loopback IPs and "localhost" are accepted.
+func checkLoopback(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: want HOST:PORT on loopback, e.g. 127.0.0.1:8931: %w", addr, err)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("--http %q: bad port %q", addr, port)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("--http %q: refusing a non-loopback address; use 127.0.0.1, ::1 or localhost", addr)
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func serveStdio(ctx context.Context, env *Env, srv *mcp.Server) error {
+	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+	err := srv.Run(ctx, t)
+	// A client closing stdin, or an interrupt, is the normal end of a
+	// stdio server.
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	return fmt.Errorf("fixture server over stdio: %w", err)
+}
+
+func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("fixture server over HTTP: %w", err)
+	case <-ctx.Done():
+	}
+	// Open GET streams never finish on their own; give requests in flight
+	// a moment, then cut the rest.
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		_ = hs.Close()
+	}
+	<-done
+	return nil
+}
+
+func writeState(path string, w *fixture.World) error {
+	b, err := json.MarshalIndent(w.Snapshot(), "", "  ")
+	if err != nil {
+		return fmt.Errorf("--state-out: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return inputErrf("--state-out: %w", err)
+	}
+	return nil
+}
+
+func newFixturePayloadsCmd(env *Env) *cobra.Command {
+	var format, class, register, objective string
+	cmd := &cobra.Command{
+		Use:   "payloads",
+		Short: "List the attack payloads (id, class, objective, register, style, carrier, text)",
+		Example: `  mcpsec fixture payloads
+  mcpsec fixture payloads --register held-out --class schema_field --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, c := range []struct {
+				flag, v string
+				ok      []string
+			}{
+				{"--class", class, payload.Classes}, {"--register", register, payload.Registers}, {"--objective", objective, payload.Objectives},
+			} {
+				if c.v != "" && !slices.Contains(c.ok, c.v) {
+					return inputErrf("%s %q: want one of %s", c.flag, c.v, strings.Join(c.ok, ", "))
+				}
+			}
+			ps := payload.Filter(class, register, objective)
+			switch format {
+			case "json":
+				if ps == nil {
+					ps = []payload.Payload{}
+				}
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", "  ")
+				return enc.Encode(ps)
+			case "text":
+				return writePayloadsText(env.Stdout, ps)
+			}
+			return inputErrf("--format %q: want json or text", format)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&class, "class", "", "only this attack class")
+	f.StringVar(&register, "register", "", "only this register: "+strings.Join(payload.Registers, ", "))
+	f.StringVar(&objective, "objective", "", "only this objective")
+	return cmd
+}
+
+// writePayloadsText prints a label line per payload and its text quoted,
+// so that invisible characters of adversarial payloads show as escapes
+// instead of disappearing in a terminal.
+func writePayloadsText(out io.Writer, ps []payload.Payload) error {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%s  class=%s carrier=%s objective=%s register=%s style=%s\n  %s\n",
+			p.ID, p.Class, p.Carrier, p.Objective, p.Register, p.Style, strconv.QuoteToASCII(p.Text))
+	}
+	fmt.Fprintf(&b, "%d payloads\n", len(ps))
+	_, err := io.WriteString(out, b.String())
+	return err
 }
