@@ -134,3 +134,15 @@ func TestCapabilitySetGrants(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkAuthorize(b *testing.B) {
+	reg := NewRegistry(workspaceTools(), nil, nil)
+	caps := CapabilitySet{{Op: "write", Resource: "note:review-*"}}
+	c := call("c", "workspace", "add_note", `{"title":"review-u-1001","body":"Ada Park: balance 125 dollars"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if !Authorize(reg, caps, c).Allowed {
+			b.Fatal("denied")
+		}
+	}
+}

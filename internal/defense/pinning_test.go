@@ -122,3 +122,13 @@ func cloneListing(in []agent.Tool) []agent.Tool {
 	}
 	return out
 }
+
+func BenchmarkPinnerRelist(b *testing.B) {
+	p := NewPinner()
+	tools := workspaceTools()
+	p.Transform(cloneListing(tools))
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Transform(tools)
+	}
+}
