@@ -35,6 +35,10 @@ type Config struct {
 	Temperature *float64
 	Seams       Seams
 	Trace       trace.Sink
+	// RelistEveryStep lists every server's tools again before each model
+	// step, as polling clients do; without it (and without a seam asking
+	// for it) only tools/list_changed triggers a re-list.
+	RelistEveryStep bool
 }
 
 // Outcome is what the loop ends with.
@@ -190,7 +194,7 @@ func (l *loop) relistReason() string {
 	switch {
 	case changed:
 		return "list_changed"
-	case l.cfg.Seams.RelistEveryStep:
+	case l.cfg.Seams.RelistEveryStep || l.cfg.RelistEveryStep:
 		return "step"
 	}
 	return ""

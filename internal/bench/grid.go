@@ -60,6 +60,11 @@ type Grid struct {
 	Concurrency int                  `yaml:"concurrency" json:"concurrency"`
 	RateLimits  map[string]RateLimit `yaml:"rate_limits" json:"rate_limits"`
 	Pricing     map[string]Price     `yaml:"pricing" json:"pricing"`
+	// Relist makes the agent list tools again before every step (as
+	// polling clients do). Without it, only list_changed notifications
+	// (and arms such as pinning) trigger a re-list, and metadata drift
+	// that sends no notification is never seen.
+	Relist bool `yaml:"relist" json:"relist"`
 	// Transport is "memory" (fixtures in-process) or "stdio" (fixtures
 	// spawned as subprocesses).
 	Transport string `yaml:"transport" json:"transport"`
@@ -94,6 +99,7 @@ func DefaultGrid() Grid {
 		MaxTokens:       1024,
 		Concurrency:     4,
 		Transport:       "memory",
+		Relist:          true,
 		RateLimits: map[string]RateLimit{
 			"anthropic": {RPM: 50, TPM: 40000},
 			"openai":    {RPM: 500, TPM: 200000},
@@ -141,6 +147,9 @@ func (g *Grid) fillDefaults(present map[string]any) {
 	}
 	if _, ok := present["payloads_per_cell"]; !ok {
 		g.PayloadsPerCell = d.PayloadsPerCell
+	}
+	if _, ok := present["relist"]; !ok {
+		g.Relist = d.Relist
 	}
 	if _, ok := present["benign"]; !ok {
 		g.Benign = d.Benign

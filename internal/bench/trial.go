@@ -128,6 +128,7 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 	out := agent.Run(ctx, agent.Config{
 		Model: m, Servers: servers, System: task.Substitute(tk.Context, canary), Prompt: tk.Prompt,
 		MaxSteps: g.MaxSteps, MaxTokens: g.MaxTokens, Temperature: g.Temperature, Seams: seams, Trace: tw,
+		RelistEveryStep: g.Relist,
 	})
 	closeAll()
 	after := world.Snapshot()
