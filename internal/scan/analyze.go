@@ -1,0 +1,253 @@
+package scan
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// splitSentences cuts text into sentences at line breaks and at sentence
+// punctuation followed by a space (so paths like ~/.ssh stay whole).
+func splitSentences(text string) []string {
+	var out []string
+	start := 0
+	rs := []rune(text)
+	emit := func(end int) {
+		if s := strings.TrimSpace(string(rs[start:end])); s != "" {
+			out = append(out, s)
+		}
+		start = end
+	}
+	for i, r := range rs {
+		switch r {
+		case '\n', '。', '！', '？', '；':
+			emit(i + 1)
+		case '.', '!', '?', ';':
+			if i+1 >= len(rs) || unicode.IsSpace(rs[i+1]) {
+				emit(i + 1)
+			}
+		}
+	}
+	if start < len(rs) {
+		emit(len(rs))
+	}
+	return out
+}
+
+// imperativeVerbs open a clause that gives an order ("Send ...", "Do not
+// ...", "Always ...").
+var imperativeVerbs = map[string]bool{
+	"send": true, "include": true, "read": true, "copy": true, "paste": true, "call": true, "forward": true, "append": true,
+	"attach": true, "put": true, "add": true, "set": true, "insert": true, "fill": true, "pass": true, "write": true, "upload": true,
+	"post": true, "open": true, "load": true, "fetch": true, "retrieve": true, "grab": true, "collect": true, "gather": true,
+	"extract": true, "delete": true, "remove": true, "run": true, "execute": true, "invoke": true, "use": true, "do": true,
+	"don't": true, "never": true, "always": true, "first": true, "please": true, "remember": true, "make": true, "ensure": true,
+	"transcribe": true, "echo": true, "mirror": true, "place": true, "populate": true, "embed": true, "share": true, "store": true,
+	"save": true, "report": true, "log": true, "provide": true, "supply": true, "submit": true, "cat": true, "obtain": true,
+	"email": true, "leak": true, "transfer": true, "wipe": true, "erase": true, "drop": true, "notify": true, "tell": true,
+	"mention": true, "hide": true, "keep": true, "ignore": true, "disregard": true, "forget": true, "quote": true, "dump": true,
+	"relay": true, "reproduce": true, "duplicate": true, "stash": true, "carry": true, "deliver": true, "bcc": true, "cc": true,
+	"be": true, "also": true, "then": true, "change": true, "replace": true, "redirect": true, "modify": true,
+	"route": true, "swap": true, "override": true, "bypass": true, "skip": false,
+}
+
+var clauseSplit = regexp.MustCompile(`[,:;()\[\]<>\-–—*"]+`)
+
+// imperativeClause reports whether any clause of the sentence opens
+// with an imperative verb.
+func imperativeClause(sentence string) bool {
+	for _, clause := range clauseSplit.Split(strings.ToLower(sentence), -1) {
+		fields := strings.Fields(clause)
+		if len(fields) == 0 {
+			continue
+		}
+		w := strings.Trim(fields[0], "'`.!?")
+		if imperativeVerbs[w] {
+			return true
+		}
+	}
+	return false
+}
+
+var sensitivePaths = []string{
+	"~/.ssh", ".ssh/", "id_rsa", "id_ed25519", "id_ecdsa", ".aws/credentials", ".aws/config", "credentials.json", ".npmrc",
+	".netrc", ".pgpass", "/etc/passwd", "/etc/shadow", ".git-credentials", ".kube/config", ".docker/config.json",
+	".bash_history", ".zsh_history", "claude_desktop_config.json", "mcp.json", ".gnupg", "authorized_keys", "wallet.dat",
+	"secrets.yaml", "secrets.yml", "secrets.json", "gh/hosts.yml", "login.keychain", "cookies.sqlite", "/proc/self/environ",
+	".pypirc", "service-account.json", "application_default_credentials",
+}
+
+var dotEnv = regexp.MustCompile("(^|[\\s/~'\"`(])\\.env(\\.[a-z]+)?($|[\\s'\"`),:;.])")
+
+// hasSensitivePath spots paths of files that hold secrets.
+func hasSensitivePath(lower string) bool {
+	for _, p := range sensitivePaths {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return strings.Contains(lower, ".env") && dotEnv.MatchString(lower)
+}
+
+var (
+	emailRe = regexp.MustCompile(`[a-z0-9._%+\-]+@[a-z0-9\-]+(\.[a-z0-9\-]+)+`)
+	urlRe   = regexp.MustCompile(`(https?|wss?|ftp)://[^\s]+`)
+	ipRe    = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b`)
+	roleRe  = regexp.MustCompile(`(^|\n)\s*(system|assistant|developer)\s*:|<\|?(im_start|im_end|system|endoftext)\|?>|</?system>|\[/?inst\]|<<sys>>|\[system\]|</?instructions>|###\s*(system|instruction)`)
+)
+
+// destination returns a literal place data could be sent to.
+func destination(lower string) string {
+	if strings.Contains(lower, "@") {
+		if m := emailRe.FindString(lower); m != "" {
+			return m
+		}
+	}
+	if strings.Contains(lower, "://") {
+		if m := urlRe.FindString(lower); m != "" {
+			return m
+		}
+	}
+	if strings.Count(lower, ".") >= 3 {
+		if m := ipRe.FindString(lower); m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+var destructDemandRe = regexp.MustCompile(`(^|[.;:,]\s*|\b(must|always|also|then|should|need to|needs to|make sure to|be sure to|please|first|additionally|afterwards|and)\s+(\w+\s+)?)(delete|remove|wipe|erase|drop|truncate|destroy|purge|overwrite|shred|revoke|uninstall|format|rm)\b`)
+
+// toolRef is how a sentence refers to other tools.
+type toolRef struct {
+	own, other, foreign []string
+}
+
+// nameIndex knows every tool name of the catalog being scanned, so that
+// a sentence naming another tool can be told apart from one that only
+// talks about its own tool.
+type nameIndex struct {
+	owners map[string][]string // lower-case tool name -> servers offering it
+}
+
+func newNameIndex(servers map[string][]string) *nameIndex {
+	ni := &nameIndex{owners: map[string][]string{}}
+	for srv, names := range servers {
+		for _, n := range names {
+			l := strings.ToLower(n)
+			ni.owners[l] = append(ni.owners[l], srv)
+		}
+	}
+	return ni
+}
+
+// distinctive names (with separators, digits or inner capitals) are
+// unlikely to be ordinary words; plain words like "search" count as a
+// tool reference only when quoted or followed by "tool".
+func distinctive(name string) bool {
+	for i, r := range name {
+		if r == '_' || r == '-' || r == '.' || unicode.IsDigit(r) || (i > 0 && unicode.IsUpper(r)) {
+			return true
+		}
+	}
+	return false
+}
+
+func isIdentRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.'
+}
+
+// refs finds the tool names a sentence mentions, relative to the tool
+// (server, self) being scanned.
+func (ni *nameIndex) refs(sentence, server, self string) (other, foreign bool) {
+	if ni == nil || len(ni.owners) == 0 {
+		return false, false
+	}
+	rs := []rune(sentence)
+	selfL := strings.ToLower(self)
+	for i := 0; i < len(rs); {
+		if !isIdentRune(rs[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && isIdentRune(rs[j]) {
+			j++
+		}
+		raw := strings.Trim(string(rs[i:j]), ".-")
+		tok := strings.ToLower(raw)
+		before, after := i, j
+		i = j
+		owners, ok := ni.owners[tok]
+		if !ok || tok == selfL {
+			continue
+		}
+		if !distinctive(raw) {
+			quoted := before > 0 && after < len(rs) && strings.ContainsRune("`'\"", rs[before-1]) && rs[after] == rs[before-1]
+			rest := strings.ToLower(string(rs[after:min(len(rs), after+10)]))
+			if !quoted && !strings.HasPrefix(strings.TrimSpace(rest), "tool") && !strings.HasPrefix(rest, "()") {
+				continue
+			}
+		}
+		same := false
+		for _, o := range owners {
+			if o == server {
+				same = true
+			}
+		}
+		if same {
+			other = true
+		} else {
+			foreign = true
+		}
+	}
+	return other, foreign
+}
+
+// sentenceFeatures computes every feature of one sentence.
+func (sc *scanner) sentenceFeatures(sentence, server, tool string) feature {
+	mt := matchText(sentence)
+	f := lexFeatures(mt)
+	lower := strings.ToLower(sentence)
+	if imperativeClause(sentence) {
+		f |= fImper
+	}
+	if strings.ContainsAny(lower, "~./") && hasSensitivePath(lower) {
+		f |= fFile | fSrc
+	}
+	if destination(lower) != "" {
+		f |= fDest
+	}
+	if strings.ContainsAny(lower, ":<[#") && roleRe.MatchString(lower) {
+		f |= fRole
+	}
+	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
+		f |= fAuthority
+	}
+	if f&fDestruct != 0 {
+		if !isASCII(sentence) && f&fModal != 0 {
+			f |= fDestructDemand
+		} else if destructDemandRe.MatchString(lower) {
+			f |= fDestructDemand
+		}
+	}
+	if other, foreign := sc.names.refs(sentence, server, tool); other || foreign {
+		if other {
+			f |= fOtherTool
+		}
+		if foreign {
+			f |= fForeignTool
+		}
+	}
+	// Verbs only count when something sensitive is in play, so the more
+	// expensive negation check runs on few sentences.
+	if f&(fFlow|fRead) != 0 && f&(fSecret|fSecretWeak|fCtx|fFile|fDest|fField|fVerbatim|fContents) != 0 {
+		if f&fFlow != 0 && !liveVerb(mt, lex.flowStems) {
+			f &^= fFlow
+		}
+		if f&fRead != 0 && !liveVerb(mt, lex.readStems) {
+			f &^= fRead
+		}
+	}
+	return f
+}

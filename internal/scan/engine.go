@@ -1,0 +1,323 @@
+package scan
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpsec/mcpsec/internal/catalog"
+)
+
+// Options tune a scan.
+type Options struct {
+	// Lock, when set, adds drift findings against that lockfile.
+	Lock *Lockfile
+}
+
+// scanner holds what the rules need beyond one string: the names of every
+// tool in the catalog, for cross-tool rules.
+type scanner struct {
+	names *nameIndex
+}
+
+// unit is one metadata string and where it sits.
+type unit struct {
+	part string // description | schema | name
+	loc  string
+	text string
+}
+
+// Scan judges every server of a catalog and grades it.
+func Scan(c *catalog.Catalog, opts Options) Report {
+	byServer := map[string][]string{}
+	for _, s := range c.Servers {
+		byServer[s.Name] = append(byServer[s.Name], s.ToolNames()...)
+	}
+	sc := &scanner{names: newNameIndex(byServer)}
+	rep := Report{Servers: make([]ServerReport, 0, len(c.Servers))}
+	for _, s := range c.Servers {
+		var fs []Finding
+		if s.Instructions != "" {
+			fs = append(fs, sc.scanUnit(s.Name, "", unit{part: "description", loc: "instructions", text: s.Instructions}, "")...)
+		}
+		for _, p := range s.Prompts {
+			base := "prompts/" + p.Name
+			for _, u := range []unit{{"description", base + "/title", p.Title}, {"description", base + "/description", p.Description}} {
+				fs = append(fs, sc.scanUnit(s.Name, "", u, "")...)
+			}
+			for _, a := range p.Arguments {
+				fs = append(fs, sc.scanUnit(s.Name, "", unit{"schema", base + "/arguments/" + a.Name + "/description", a.Description}, "")...)
+			}
+		}
+		for _, r := range s.Resources {
+			base := "resources/" + r.Name
+			for _, u := range []unit{{"description", base + "/title", r.Title}, {"description", base + "/description", r.Description}} {
+				fs = append(fs, sc.scanUnit(s.Name, "", u, "")...)
+			}
+		}
+		for _, t := range s.Tools {
+			fs = append(fs, sc.scanTool(s.Name, t)...)
+		}
+		rep.Servers = append(rep.Servers, ServerReport{Name: s.Name, Findings: fs})
+	}
+	crossServer(c, &rep)
+	if opts.Lock != nil {
+		idx := map[string]int{}
+		for i, s := range rep.Servers {
+			idx[s.Name] = i
+		}
+		for _, d := range Drift(opts.Lock, c) {
+			i, ok := idx[d.Server]
+			if !ok {
+				// A server that vanished since the lockfile still gets
+				// a report, so its removal is graded and visible.
+				i = len(rep.Servers)
+				idx[d.Server] = i
+				rep.Servers = append(rep.Servers, ServerReport{Name: d.Server})
+			}
+			rep.Servers[i].Findings = append(rep.Servers[i].Findings, d)
+		}
+	}
+	for i := range rep.Servers {
+		fs := dedupe(rep.Servers[i].Findings)
+		sortFindings(fs)
+		if fs == nil {
+			fs = []Finding{}
+		}
+		rep.Servers[i].Findings = fs
+		rep.Servers[i].Score, rep.Servers[i].Grade = Grade(fs)
+	}
+	return rep
+}
+
+// ScanTool judges one tool on its own (no cross-tool context beyond its
+// own name). The scan_filter defense drops tools with findings at Medium
+// or above.
+func ScanTool(server string, t catalog.Tool) []Finding {
+	sc := &scanner{names: newNameIndex(map[string][]string{server: {t.Name}})}
+	fs := dedupe(sc.scanTool(server, t))
+	sortFindings(fs)
+	return fs
+}
+
+func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
+	var units []unit
+	units = append(units, unit{"name", "name", t.Name})
+	if t.Title != "" {
+		units = append(units, unit{"description", "title", t.Title})
+	}
+	if t.Description != "" {
+		units = append(units, unit{"description", "description", t.Description})
+	}
+	units = collectStrings(units, "description", "annotations", t.Annotations)
+	units = collectStrings(units, "schema", "inputSchema", t.InputSchema)
+	units = collectStrings(units, "schema", "outputSchema", t.OutputSchema)
+	var fs []Finding
+	for _, u := range units {
+		fs = append(fs, sc.scanUnit(server, t.Name, u, t.Name)...)
+	}
+	fs = append(fs, impersonation(server, t.Name)...)
+	return fs
+}
+
+// collectStrings walks a decoded JSON value and gathers every string and
+// every object key under it (keys of "properties" are parameter names a
+// model reads too), with slash paths.
+func collectStrings(units []unit, part, path string, v any) []unit {
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			units = append(units, unit{part, path, x})
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		isProps := strings.HasSuffix(path, "/properties") || strings.HasSuffix(path, "/$defs") || strings.HasSuffix(path, "/definitions")
+		for _, k := range keys {
+			p := path + "/" + escapeSeg(k)
+			if isProps {
+				units = append(units, unit{"name", p, k})
+			}
+			units = collectStrings(units, part, p, x[k])
+		}
+	case []any:
+		for i, e := range x {
+			units = collectStrings(units, part, path+"/"+strconv.Itoa(i), e)
+		}
+	}
+	return units
+}
+
+// escapeSeg escapes a path segment the JSON Pointer way so that keys
+// containing "/" stay unambiguous.
+func escapeSeg(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// match is one rule firing on one piece of text.
+type match struct {
+	rule     *Rule
+	evidence string
+}
+
+// analyze runs the structural rules over normalised text.
+func (sc *scanner) analyze(text, part, server, tool string) []match {
+	if part == "name" {
+		// Identifiers read as words: send_api_key -> "send api key".
+		text = strings.NewReplacer("_", " ", "-", " ").Replace(text)
+	}
+	sents := splitSentences(text)
+	feats := make([]feature, len(sents))
+	for i, s := range sents {
+		feats[i] = sc.sentenceFeatures(s, server, tool)
+	}
+	var out []match
+	seen := map[string]bool{}
+	for _, r := range Rules {
+		if !r.structural() || !r.appliesTo(part) {
+			continue
+		}
+		for i := range sents {
+			ev := ""
+			switch {
+			case r.matches(feats[i]):
+				ev = sents[i]
+			case r.Window && i+1 < len(sents) && r.matches(feats[i]|feats[i+1]):
+				ev = sents[i] + " " + sents[i+1]
+			}
+			if ev != "" && !seen[r.ID] {
+				seen[r.ID] = true
+				out = append(out, match{rule: r, evidence: ev})
+			}
+		}
+	}
+	return out
+}
+
+const maxEvidence = 300
+
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= maxEvidence {
+		return s
+	}
+	cut := maxEvidence
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// visible makes invisible characters in evidence readable.
+func visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isTag(r) || isVariationSelector(r) || isBidi(r) || isZeroWidth(r) || r < 0x20 && r != '\n' && r != '\t' {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// scanUnit runs every text rule on one metadata string.
+func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding {
+	if strings.TrimSpace(u.text) == "" {
+		return nil
+	}
+	p := prepare(u.text)
+	mk := func(r *Rule, sev Severity, msg, ev string) Finding {
+		return Finding{RuleID: r.ID, Severity: sev, Server: server, Tool: tool, Location: u.loc, Message: msg, Evidence: clip(visible(ev))}
+	}
+	var out []Finding
+	plain := sc.analyze(p.text, u.part, server, self)
+	fired := map[string]bool{}
+	for _, m := range plain {
+		fired[m.rule.ID] = true
+		out = append(out, mk(m.rule, m.rule.Severity, m.rule.Description, m.evidence))
+	}
+	// Text smuggled outside the visible characters is judged on its own.
+	hiddenHits := map[string][]match{}
+	for _, h := range p.hiddenTexts {
+		hiddenHits[h.via] = sc.analyze(h.text, u.part, server, self)
+	}
+	for _, n := range p.notes {
+		r := RuleByID(n.rule)
+		sev := n.severity
+		msg := fmt.Sprintf("%s (%d characters)", r.Description, n.count)
+		if ms := hiddenHits[n.rule]; len(ms) > 0 {
+			sev = Critical
+			msg += "; the hidden text gives instructions"
+			for _, m := range ms {
+				out = append(out, mk(m.rule, max(m.rule.Severity, High), m.rule.Description+" (in text hidden by "+n.rule+")", m.evidence))
+			}
+		} else if n.rule == "hidden.zero_width" || n.rule == "hidden.confusable" || n.rule == "hidden.fullwidth" || n.rule == "hidden.bidi" {
+			// The visible-text rules already ran on the cleaned text; if
+			// they fired, the disguise was hiding an instruction.
+			if len(plain) > 0 {
+				sev = max(sev, High)
+				msg += "; the disguised text gives instructions"
+			}
+		}
+		out = append(out, mk(r, sev, msg, n.decoded))
+	}
+	// Encoded variants: report what the decoding reveals beyond the plain
+	// reading.
+	var variants []decoded
+	variants = append(variants, findEncoded(p.text)...)
+	if d, ok := rot13Variant(p.text); ok {
+		variants = append(variants, d)
+	}
+	if d, ok := leetVariant(p.text); ok {
+		variants = append(variants, d)
+	}
+	for _, d := range variants {
+		r := RuleByID(d.via)
+		var fresh []match
+		for _, m := range sc.analyze(d.text, u.part, server, self) {
+			if !fired[m.rule.ID] {
+				fresh = append(fresh, m)
+			}
+		}
+		if len(fresh) == 0 {
+			if d.via == "encoded.base64" || d.via == "encoded.hex" {
+				out = append(out, mk(r, Low, r.Description, d.text))
+			}
+			continue
+		}
+		out = append(out, mk(r, max(High, r.Severity), r.Description+"; the decoded text gives instructions", d.text))
+		for _, m := range fresh {
+			fired[m.rule.ID] = true
+			out = append(out, mk(m.rule, max(m.rule.Severity, High), m.rule.Description+" (in "+d.via+" text)", m.evidence))
+		}
+	}
+	return out
+}
+
+// dedupe keeps the most serious finding per rule, tool and location.
+func dedupe(fs []Finding) []Finding {
+	type key struct{ server, rule, tool, loc string }
+	best := map[key]int{}
+	var out []Finding
+	for _, f := range fs {
+		k := key{f.Server, f.RuleID, f.Tool, f.Location}
+		if i, ok := best[k]; ok {
+			if f.Severity > out[i].Severity {
+				out[i] = f
+			}
+			continue
+		}
+		best[k] = len(out)
+		out = append(out, f)
+	}
+	return out
+}

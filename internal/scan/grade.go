@@ -1,0 +1,42 @@
+package scan
+
+// Grade weights: a server starts at 100 points and loses these per
+// finding; any critical finding means F. Letters: A ≥ 90, B ≥ 75, C ≥ 60,
+// D ≥ 40, F below. So one high finding is a D, two are an F; one medium
+// is a B, two a C; lows alone rarely leave A.
+const (
+	penaltyHigh   = 50
+	penaltyMedium = 20
+	penaltyLow    = 5
+)
+
+// Grade turns findings into a 0–100 score and a letter A–F.
+func Grade(fs []Finding) (int, string) {
+	score := 100
+	for _, f := range fs {
+		switch f.Severity {
+		case Critical:
+			score = 0
+		case High:
+			score -= penaltyHigh
+		case Medium:
+			score -= penaltyMedium
+		case Low:
+			score -= penaltyLow
+		}
+	}
+	if score < 0 {
+		score = 0
+	}
+	switch {
+	case score >= 90:
+		return score, "A"
+	case score >= 75:
+		return score, "B"
+	case score >= 60:
+		return score, "C"
+	case score >= 40:
+		return score, "D"
+	}
+	return score, "F"
+}

@@ -1,0 +1,470 @@
+package scan
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/cloudflare/ahocorasick"
+)
+
+// feature is one structural cue found in a sentence. Rules are
+// conjunctions of features, so they say what a sentence does (addresses
+// the assistant, demands a flow of secrets into a field, hides an action
+// from the user) rather than which words it uses.
+type feature uint64
+
+const (
+	fAddr           feature = 1 << iota // addressed to the reader: you, your
+	fAddrModel                          // explicitly addressed to the assistant/model/AI
+	fModal                              // obligation: must, always, make sure
+	fImper                              // a clause opens with an imperative verb
+	fPrereq                             // a "before using this tool" framing
+	fSecret                             // credentials, keys, tokens
+	fSecretWeak                         // passwords, cookies: ordinary in many tools
+	fCtx                                // conversation, history, system prompt, memory
+	fSrc                                // taken from where the model can see: context, environment, files
+	fFile                               // a sensitive local file path
+	fFlow                               // moving data: send, paste, copy into
+	fRead                               // acquiring data: read, open, fetch
+	fField                              // a destination slot: parameter, field, record
+	fVerbatim                           // verbatim, word for word, unredacted
+	fContents                           // "contents of"
+	fHide                               // do not tell, without informing
+	fHideStrong                         // secretly, behind the user's back
+	fUser                               // the user, the human
+	fOvVerb                             // ignore, disregard, forget
+	fOvObj                              // instructions, rules, guidelines
+	fOvScope                            // previous, prior, system, your
+	fDestruct                           // delete, wipe, drop table
+	fUnreq                              // also, additionally, every time, automatically
+	fTamper                             // redirect, bcc, replace the recipient
+	fInstead                            // instead of, rather than, do not use
+	fAnyTool                            // every other tool, all requests
+	fOtherTool                          // names another tool of the same server
+	fForeignTool                        // names a tool of another server
+	fAuthority                          // policy, compliance, administrator
+	fRole                               // fake role or chat-template markup
+	fDest                               // a literal destination: URL, e-mail address, IP
+	fSiblingOut                         // "returned by", "output of": ordinary chaining
+	fDestructDemand                     // a destructive verb given as an order
+)
+
+var featureNames = map[feature]string{
+	fAddr: "addr", fAddrModel: "addr_model", fModal: "modal", fImper: "imperative", fPrereq: "prerequisite",
+	fSecret: "secret", fSecretWeak: "secret_weak", fCtx: "context", fSrc: "source", fFile: "file",
+	fFlow: "flow", fRead: "read", fField: "field", fVerbatim: "verbatim", fContents: "contents",
+	fHide: "hide", fHideStrong: "hide_strong", fUser: "user", fOvVerb: "override_verb", fOvObj: "override_obj",
+	fOvScope: "override_scope", fDestruct: "destructive", fUnreq: "unrequested", fTamper: "tamper",
+	fInstead: "instead", fAnyTool: "any_tool", fOtherTool: "other_tool", fForeignTool: "foreign_tool",
+	fAuthority: "authority", fRole: "role_markup", fDest: "destination", fSiblingOut: "sibling_output", fDestructDemand: "destructive_demand",
+}
+
+func (f feature) String() string {
+	var parts []string
+	for bit := feature(1); bit != 0 && bit <= f; bit <<= 1 {
+		if f&bit != 0 {
+			parts = append(parts, featureNames[bit])
+		}
+	}
+	return strings.Join(parts, "+")
+}
+
+// lexicon lists, per feature, the phrases that signal it in each language.
+// Latin- and Cyrillic-script phrases match whole words ("send" does not
+// match "sends": third-person verbs describe the tool's own behaviour,
+// while base forms and participles are what demands use); a trailing "*"
+// makes a phrase a prefix. Chinese and Japanese phrases match as
+// substrings because those scripts do not separate words.
+var lexicon = map[feature][]string{
+	// Orders in languages where imperative mood is not found by looking
+	// at the first word of a clause.
+	fImper: {
+		"no le digas", "no menciones", "no informes", "no reveles", "no muestres", "nicht erwähnen", "nicht mitteilen", "nicht sagen",
+		"nicht verraten", "ne dis pas", "ne dites pas", "ne mentionne pas", "ne mentionnez pas", "ne révèle pas", "ne révélez pas",
+		"не говори", "не сообщай", "не сообщайте", "не упоминай", "не показывай", "не рассказывай", "não conte", "não diga",
+		"não mencione", "não informe", "não revele", "não mostre", "不要", "别", "请勿", "ないでください", "ないで", "してください", "しろ",
+		"envía", "envíe", "incluye", "copia", "pega", "lee", "sende", "schicke", "kopiere", "füge", "lies", "envoie", "envoyez",
+		"copie", "copiez", "colle", "ajoute", "lis", "отправь", "передай", "скопируй", "вставь", "прочитай", "добавь", "удали",
+		"envie", "inclua", "cole", "leia", "adicione", "请", "務必", "务必",
+	},
+	fAddr: {
+		"you", "your", "yourself", "you're", "you'll", "assistant", "the model", "the ai", "ai", "llm", "agent", "claude", "chatgpt",
+		"tú", "tu", "usted", "te", "el asistente", "la ia", "du", "dein*", "dir", "der assistent", "die ki", "vous", "l'assistant",
+		"ты", "вы", "тебе", "вам", "ассистент*", "модель", "você", "o assistente", "a ia", "你", "您", "助手", "模型", "あなた", "アシスタント",
+	},
+	fAddrModel: {
+		"assistant", "the model", "the ai", "ai assistant", "ai model", "ai agent", "llm", "language model", "claude", "chatgpt", "as an ai",
+		"el asistente", "la ia", "el modelo", "der assistent", "die ki", "das modell", "l'assistant", "l'ia", "le modèle",
+		"ассистент*", "модель", "ии", "o assistente", "a ia", "o modelo", "助手", "模型", "人工智能", "アシスタント", "モデル",
+	},
+	fModal: {
+		"must", "always", "never", "need to", "needs to", "needs", "have to", "has to", "make sure", "ensure", "be sure to", "mandatory",
+		"required to", "is required", "are required", "it is essential", "essential", "imperative", "important that", "should", "shall",
+		"debes", "debe", "deben", "siempre", "nunca", "asegúrate", "asegúrese", "obligatorio", "tienes que", "hay que", "necesitas",
+		"musst", "muss", "müssen", "immer", "niemals", "stets", "unbedingt", "stelle sicher", "stellen sie sicher", "zwingend", "sollst", "erforderlich",
+		"dois", "doit", "devez", "toujours", "jamais", "assurez-vous", "assure-toi", "obligatoire", "il faut", "nécessaire",
+		"должен", "должна", "должны", "всегда", "никогда", "обязательно", "необходимо", "нужно", "убедись", "убедитесь",
+		"deve", "deves", "sempre", "certifique-se", "obrigatório", "é necessário", "precisa", "tem que",
+		"必须", "务必", "一定要", "始终", "总是", "永远", "需要", "应该", "请", "必ず", "常に", "しなければ", "してください", "必要があります", "すること",
+	},
+	fPrereq: {
+		"before using this tool", "before using the tool", "before calling this tool", "before calling", "before you call", "before you use",
+		"before using", "before invoking", "before running", "before executing", "before any", "before each", "before every", "before doing",
+		"before proceeding", "before responding", "before answering", "before continuing", "prior to using", "prior to calling", "prior to",
+		"as a prerequisite", "prerequisite", "pre-requisite", "precondition", "must first", "in order to use this tool", "for this tool to work",
+		"otherwise the tool will fail", "will fail unless", "won't work unless", "will not work unless", "is required before", "to initialize",
+		"to authenticate this tool", "to verify your identity", "first step",
+		"antes de usar", "antes de llamar", "antes de utilizar", "requisito previo", "primero",
+		"bevor du", "bevor sie", "vor der verwendung", "vor dem aufruf", "voraussetzung", "zuerst",
+		"avant d'utiliser", "avant d'appeler", "au préalable", "prérequis", "d'abord",
+		"перед использованием", "перед вызовом", "сначала", "прежде чем",
+		"antes de chamar", "pré-requisito", "primeiro",
+		"在使用", "之前", "使用前", "调用前", "前提", "首先", "使用する前に", "呼び出す前に", "事前に", "まず",
+	},
+	fSecret: {
+		"api key", "api keys", "apikey", "api token", "access token*", "access key*", "secret key*", "session token*", "session cookie*",
+		"auth token*", "authentication token*", "bearer", "oauth token*", "refresh token*", "private key*", "ssh key*", "credential*",
+		"secret", "secrets", "client secret", "passphrase", "seed phrase", "mnemonic", "recovery phrase", "environment variable*", "env var*",
+		"signing key", "aws_secret*", "aws secret*", "keychain", "auth header*", "authorization header*",
+		"clave api", "clave privada", "credencial*", "secreto*", "token de acceso",
+		"api-schlüssel", "privater schlüssel", "zugangsdaten", "anmeldedaten", "geheimnis*", "zugangstoken",
+		"clé api", "clé privée", "identifiants", "jeton*", "secret*",
+		"ключ*", "учетные данные", "учётные данные", "токен*", "секрет*", "закрытый ключ",
+		"chave de api", "chave privada", "credenciais", "segredo*",
+		"密钥", "凭证", "凭据", "令牌", "私钥", "秘钥", "api密钥", "環境変数", "認証情報", "資格情報", "秘密鍵", "apiキー", "トークン", "シークレット",
+	},
+	fSecretWeak: {
+		"password*", "cookie*", "token", "tokens", "contraseña*", "passwort*", "kennwort*", "mot de passe", "mots de passe", "пароль*",
+		"senha*", "密码", "口令", "パスワード",
+	},
+	fCtx: {
+		"conversation*", "chat history", "chat log*", "message history", "previous message*", "prior message*", "earlier message*",
+		"past message*", "preceding message*", "the context", "your context", "context window", "system prompt*", "system message*",
+		"your instructions", "your prompt", "transcript*", "what the user said", "everything the user", "the user's messages",
+		"dialogue", "dialog history", "session history", "prompt history", "recent messages", "all messages", "memory", "memories",
+		"conversación", "historial", "mensajes anteriores", "contexto", "prompt del sistema", "instrucciones del sistema",
+		"unterhaltung", "gespräch*", "verlauf", "chatverlauf", "vorherige nachrichten", "kontext", "systemprompt", "systemanweisung*",
+		"historique", "messages précédents", "contexte", "prompt système", "instructions système",
+		"разговор*", "переписк*", "истори*", "предыдущие сообщения", "контекст*", "системный промпт", "системные инструкции",
+		"conversa", "histórico", "mensagens anteriores", "prompt do sistema",
+		"对话", "聊天记录", "历史记录", "上下文", "系统提示", "之前的消息", "会话", "会話", "履歴", "チャット", "コンテキスト", "システムプロンプト", "以前のメッセージ",
+	},
+	fSrc: {
+		"from the conversation", "from the chat", "from the context", "in the context", "in your context", "from your context",
+		"from memory", "from your memory", "in memory", "in your memory", "environment variable*", "env var*", "from the environment",
+		"you have access to", "available to you", "you can see", "visible to you", "in the conversation", "so far", "earlier",
+		"previous", "previously", "prior", "above", "from the user's", "the user's files", "local file*", "home directory",
+		"on disk", "on the machine", "on this machine", "from disk", "on the user's", "from your", "in your",
+		"de la conversación", "del contexto", "variables de entorno", "anteriores", "hasta ahora",
+		"aus dem kontext", "aus der unterhaltung", "aus dem gespräch", "umgebungsvariable*", "bisher", "vorherig*",
+		"de la conversation", "du contexte", "variables d'environnement", "précédent*", "jusqu'ici",
+		"из разговора", "из контекста", "переменные окружения", "переменных окружения", "ранее", "предыдущ*",
+		"da conversa", "do contexto", "variáveis de ambiente", "até agora",
+		"中的", "环境变量", "之前的", "以上", "から", "これまでの", "環境変数",
+	},
+	fFlow: {
+		"send", "sent", "include", "included", "forward", "forwarded", "transmit", "transmitted", "pass", "passed", "copy", "copied",
+		"paste", "pasted", "attach", "attached", "embed", "embedded", "append", "appended", "upload", "uploaded", "leak", "leaked",
+		"exfiltrate*", "share", "shared", "insert", "inserted", "put", "place", "placed", "fill", "filled", "fill in", "populate", "populated",
+		"transcribe", "transcribed", "echo", "echoed", "mirror", "mirrored", "reproduce", "reproduced", "duplicate", "duplicated",
+		"carry over", "carried over", "relay", "relayed", "submit", "submitted", "add", "added", "write", "written", "dump", "dumped",
+		"transfer", "transferred", "deliver", "delivered", "quote", "quoted", "stash", "stashed", "smuggle*", "hand over", "pipe", "piped",
+		"post", "report", "log",
+		"envía*", "enviar", "envíe", "incluye", "incluir", "incluya", "copia", "copiar", "copie", "pega", "pegar", "adjunta*", "reenvía*",
+		"transmite", "sube", "pon", "coloca", "inserta", "añade", "agrega",
+		"sende", "senden", "übermittle*", "übertrage*", "schicke", "schick", "leite", "weiterleiten", "füge", "kopiere", "kopieren",
+		"einfügen", "anhängen", "hochladen", "gib", "trage", "eintragen", "setze",
+		"envoie", "envoyer", "envoyez", "transmets", "transmettez", "transmettre", "transfère", "transférer", "inclus", "inclure", "incluez",
+		"copie", "copiez", "colle", "collez", "joins", "joindre", "insère", "insérez", "ajoute", "ajoutez", "téléverse*",
+		"отправ*", "передай*", "передать", "перешли*", "переслать", "включи*", "скопируй*", "вставь*", "прикрепи*", "загрузи*", "добавь*", "запиши*",
+		"envie", "inclua", "copie", "cole", "colar", "anexe*", "encaminhe*", "insira", "adicione", "coloque",
+		"发送", "传送", "传递", "转发", "上传", "附加", "包含", "复制", "粘贴", "填入", "放入", "写入", "提交", "附上", "加入",
+		"送信", "転送", "送って", "含め", "コピー", "貼り付け", "添付", "アップロード", "入れて", "記入",
+	},
+	fRead: {
+		"read", "open", "cat", "load", "fetch", "retrieve", "grab", "collect", "gather", "access", "obtain", "look up", "extract",
+		"harvest*", "scrape", "lee", "leer", "abre", "obtén", "obtener", "accede", "lies", "lese", "öffne", "abrufen", "hole", "auslesen",
+		"lis", "lire", "lisez", "ouvre", "ouvrez", "récupère", "récupérer", "прочитай*", "прочти", "открой*", "считай*", "получи*",
+		"leia", "ler", "abra", "obtenha", "acesse", "读取", "打开", "获取", "查看", "読み取", "読み込", "開い", "取得",
+	},
+	fField: {
+		"field", "fields", "parameter", "parameters", "param", "params", "argument", "arguments", "record", "note", "notes", "sidenote",
+		"metadata", "comment", "comments", "attribute", "memo", "annotation", "header", "headers", "query string", "url",
+		"parámetro*", "campo*", "argumento*", "registro*", "nota", "notas", "feld*", "eintrag*", "notiz*",
+		"paramètre*", "champ*", "enregistrement*", "параметр*", "поле", "поля", "аргумент*", "запис*", "заметк*", "parâmetro*",
+		"参数", "字段", "记录", "备注", "パラメータ", "引数", "フィールド", "欄",
+	},
+	fVerbatim: {
+		"verbatim", "word for word", "word-for-word", "character for character", "byte for byte", "unredacted", "in its entirety",
+		"exact copy", "exactly as it appears", "without redaction", "unaltered", "unabridged", "in full", "without redacting",
+		"textualmente", "literalmente", "íntegro", "íntegramente", "wörtlich", "unverändert", "vollständig*", "textuellement",
+		"mot pour mot", "intégral*", "tel quel", "дословно", "целиком", "без изменений", "integralmente", "原样", "逐字", "完整", "そのまま", "全文",
+	},
+	fContents: {
+		"contents", "content of", "the text of", "full text", "contenido*", "inhalt*", "contenu*", "содержимое", "содержание", "conteúdo*", "内容", "中身",
+	},
+	fHide: {
+		"do not tell", "don't tell", "dont tell", "do not mention", "don't mention", "never mention", "do not inform", "don't inform",
+		"without telling", "without informing", "without notifying", "without alerting", "without asking", "without letting",
+		"do not notify", "don't notify", "do not reveal", "don't reveal", "never reveal", "do not disclose", "don't disclose", "never disclose",
+		"do not show", "don't show", "do not display", "don't display", "not visible", "invisible to", "keep this secret", "keep this hidden", "keep it secret", "keep it hidden", "keep this between",
+		"hide this", "hide it", "hide the", "hide that", "hide from", "hidden from",
+		"conceal*", "not tell", "not inform", "not mention", "not notify", "not be told", "no need to tell", "no need to mention",
+		"no need to inform", "need not know", "does not need to know", "doesn't need to know", "should not know", "shouldn't know",
+		"must not know", "must not be told", "unaware", "discreetly", "quietly", "silently",
+		"no le digas", "no menciones", "no informes", "sin decir", "sin informar", "sin avisar", "oculta*", "no reveles", "no muestres",
+		"nicht erwähnen", "nicht mitteilen", "nicht sagen", "nicht verraten", "nicht anzeigen", "verschweig*", "verberge*", "ohne den",
+		"ohne dass", "ne dis pas", "ne dites pas", "ne mentionne pas", "ne mentionnez pas", "sans informer", "sans prévenir", "sans le dire",
+		"cache", "cachez", "ne révèle pas", "ne révélez pas", "discrètement",
+		"не говори", "не сообщай", "не сообщайте", "не упоминай", "не показывай", "скрой*", "скрыть", "незаметно", "не рассказывай",
+		"não conte", "não diga", "não mencione", "não informe", "sem informar", "sem avisar", "sem contar", "oculte*", "esconda*", "não revele", "não mostre",
+		"不要告诉", "不要提及", "不要通知", "不要让", "隐瞒", "悄悄", "偷偷", "不要透露", "不要显示", "不要提示", "伝えないで", "言わないで", "知らせないで",
+		"黙って", "表示しないで", "内緒",
+	},
+	fHideStrong: {
+		"secretly", "covertly", "without the user's knowledge", "without the user knowing", "without their knowledge", "behind the user's back",
+		"user must never know", "user should never know", "never let the user know", "user won't notice", "user will not notice",
+		"user does not notice", "user doesn't notice", "unbeknownst",
+		"en secreto", "sin que el usuario", "heimlich", "ohne wissen", "en secret", "secrètement", "à l'insu",
+		"тайно", "втайне", "без ведома", "em segredo", "secretamente", "sem que o usuário", "秘密地", "暗中", "こっそり", "秘密裏", "気付かれない",
+	},
+	fUser: {
+		"user", "users", "user's", "the human", "the person", "customer", "the requester", "anyone", "them",
+		"usuario*", "benutzer*", "nutzer*", "anwender*", "utilisateur*", "пользовател*", "usuário*", "utilizador*", "用户", "ユーザー", "利用者",
+	},
+	fOvVerb: {
+		"ignore", "ignoring", "disregard*", "forget", "override", "overrule", "bypass", "set aside", "no longer follow", "stop following",
+		"don't follow", "do not follow", "pay no attention to", "supersede*",
+		"ignora", "ignore", "ignorar", "olvida", "olvidar", "omite", "ignoriere*", "ignorier", "vergiss", "missachte*", "ignorez", "oublie", "oubliez",
+		"игнорируй*", "проигнорируй*", "забудь*", "esqueça", "desconsidere", "忽略", "无视", "忘记", "忘掉", "無視", "忘れ",
+	},
+	fOvObj: {
+		"instruction*", "rules", "guideline*", "prompt*", "directive*", "policies", "constraint*", "guardrail*", "safety",
+		"restriction*", "system message", "what you were told", "everything above", "programming",
+		"instrucciones", "reglas", "indicaciones", "directrices", "anweisung*", "regeln", "vorgaben", "richtlinie*", "instruktion*",
+		"consignes", "règles", "инструкци*", "правил*", "указани*", "instruções", "regras", "diretrizes",
+		"指令", "指示", "规则", "提示", "ルール", "命令", "指令",
+	},
+	fOvScope: {
+		"previous", "prior", "above", "earlier", "preceding", "system", "your", "original", "the user's", "developer",
+		"anteriores", "previas", "vorherige*", "bisherige*", "précédentes", "précédents", "предыдущ*", "прежн*", "anteriores",
+		"之前", "以前", "先前", "上述", "所有", "以前の", "これまでの", "すべての",
+	},
+	fDestruct: {
+		"delete", "deleted", "rm -rf", "drop table", "drop database", "drop the", "wipe", "wiped", "erase", "erased", "truncate",
+		"destroy", "destroyed", "purge", "purged", "format the disk", "format the drive", "overwrite", "overwritten", "chmod 777",
+		"shred", "kill all", "shut down", "uninstall", "revoke", "transfer funds", "transfer money", "reset --hard", "force push", "push --force",
+		"elimina", "eliminar", "borra", "borrar", "destruye", "lösche", "löschen", "vernichte", "supprime", "supprimez", "supprimer",
+		"efface", "effacez", "удали*", "удалить", "сотри*", "уничтож*", "exclua", "apague", "delete", "remova", "destrua",
+		"删除", "清除", "清空", "销毁", "格式化", "削除", "消去", "破棄",
+	},
+	fUnreq: {
+		"also", "additionally", "in addition", "as well", "afterwards", "after that", "after this", "after completing", "after each",
+		"then", "every time", "each time", "automatically", "regardless", "even if", "without asking", "whenever", "at the same time",
+		"on every", "on each", "subsequently", "once done", "once finished",
+		"también", "además", "cada vez", "automáticamente", "auch", "zusätzlich", "außerdem", "jedes mal", "automatisch",
+		"aussi", "également", "chaque fois", "automatiquement", "также", "тоже", "каждый раз", "автоматически",
+		"também", "além disso", "toda vez", "automaticamente", "同时", "另外", "此外", "每次", "自动", "また", "さらに", "毎回", "自動的に",
+	},
+	fTamper: {
+		"set the", "change the", "replace the", "redirect*", "bcc", "cc", "recipient*", "override the",
+		"overwrite the", "always use", "modify the", "alter the", "swap", "to address", "the to field", "from address",
+		"destinatario*", "empfänger*", "destinataire*", "получател*", "destinatário*", "收件人", "宛先",
+	},
+	fInstead: {
+		"instead", "instead of", "rather than", "in place of", "do not use", "don't use", "never use", "avoid using", "prefer",
+		"en lugar de", "en vez de", "statt", "anstatt", "anstelle", "au lieu de", "plutôt que", "вместо", "em vez de", "ao invés de", "而不是", "代替", "代わりに",
+	},
+	fAnyTool: {
+		"other tool*", "any tool*", "all tools", "every tool", "each tool", "whenever you call", "whenever you use", "every time you call",
+		"every time you use", "any function", "all functions", "other functions", "other server*", "any server", "every request",
+		"all requests", "any request", "each request", "all subsequent", "any subsequent", "every subsequent", "every call", "each call",
+		"all calls", "any call", "all outgoing", "all emails", "every email", "any email", "all messages", "every message",
+		"otras herramientas", "cualquier herramienta", "todas las herramientas", "andere werkzeuge", "alle werkzeuge", "jedes werkzeug",
+		"autres outils", "tous les outils", "другие инструменты", "все инструменты", "любой инструмент", "outras ferramentas",
+		"todas as ferramentas", "其他工具", "所有工具", "任何工具", "他のツール", "すべてのツール",
+	},
+	fAuthority: {
+		"important", "system", "admin*", "policy", "policies", "compliance", "security team", "security protocol", "protocol", "mandatory",
+		"official", "authorized", "priority", "notice", "developer", "directive", "audit", "regulation*", "required by law",
+		"política", "cumplimiento", "richtlinie", "vorschrift*", "politique", "conformité", "политик*", "требовани*", "conformidade",
+		"政策", "合规", "规定", "ポリシー", "規定",
+	},
+	fSiblingOut: {
+		"returned by", "returned from", "from the output of", "output of", "result of", "results of", "from a previous call", "from a prior call",
+		"obtained from", "as returned", "given by the", "from the response", "devuelto por", "zurückgegeben", "renvoyé par", "возвращённ*", "返回的",
+	},
+}
+
+// lexEntry maps one matcher pattern to the features it signals.
+type lexIndex struct {
+	matcher  *ahocorasick.Matcher
+	features []feature
+	// stems of flow/read verbs for the negation and passive check.
+	flowStems, readStems []stem
+}
+
+type stem struct {
+	s      string
+	prefix bool
+}
+
+func isCJK(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// pattern turns a lexicon phrase into the form matched against the
+// space-padded text that matchText produces.
+func pattern(p string) string {
+	p = strings.ToLower(p)
+	if isCJK(p) {
+		return p
+	}
+	if strings.HasSuffix(p, "*") {
+		return strings.TrimSuffix(matchText(strings.TrimSuffix(p, "*")), " ")
+	}
+	return matchText(p)
+}
+
+var lex = buildLex()
+
+func buildLex() *lexIndex {
+	byPattern := map[string]feature{}
+	var order []string
+	for f, phrases := range lexicon {
+		for _, p := range phrases {
+			pat := pattern(p)
+			if _, ok := byPattern[pat]; !ok {
+				order = append(order, pat)
+			}
+			byPattern[pat] |= f
+		}
+	}
+	// Deterministic pattern order keeps the automaton identical between
+	// runs; the map iteration above is not.
+	sort.Strings(order)
+	li := &lexIndex{features: make([]feature, len(order))}
+	for i, p := range order {
+		li.features[i] = byPattern[p]
+	}
+	li.matcher = ahocorasick.NewStringMatcher(order)
+	for _, p := range lexicon[fFlow] {
+		if !isCJK(p) && !strings.Contains(p, " ") {
+			li.flowStems = append(li.flowStems, stem{s: strings.TrimSuffix(p, "*"), prefix: strings.HasSuffix(p, "*")})
+		}
+	}
+	for _, p := range lexicon[fRead] {
+		if !isCJK(p) && !strings.Contains(p, " ") {
+			li.readStems = append(li.readStems, stem{s: strings.TrimSuffix(p, "*"), prefix: strings.HasSuffix(p, "*")})
+		}
+	}
+	return li
+}
+
+// matchText lower-cases a sentence and reduces it to space-separated
+// words, padded with a space on each side, so that lexicon patterns match
+// whole words. Characters that belong to paths and addresses stay.
+func matchText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte(' ')
+	lastSpace := true
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case r == '’' || r == '\'':
+			r = '\''
+			// French and Italian elision (l'utilisateur, d'abord) joins an
+			// article to the next word; split it off.
+			if i >= 1 && unicode.IsLetter(rs[i-1]) && (i == 1 || !unicode.IsLetter(rs[i-2]) || (i >= 2 && rs[i-2] == 'q' && rs[i-1] == 'u')) {
+				r = ' '
+			}
+		case r == '_':
+			r = ' '
+		case r == '.':
+			if i+1 >= len(rs) || unicode.IsSpace(rs[i+1]) || (i > 0 && !unicode.IsSpace(rs[i-1]) && i+1 < len(rs) && !unicode.IsLetter(rs[i+1])) {
+				r = ' '
+			}
+		case r == '-' || r == '/' || r == '~' || r == '@':
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+			r = unicode.ToLower(r)
+		default:
+			r = ' '
+		}
+		if r == ' ' {
+			if lastSpace {
+				continue
+			}
+			lastSpace = true
+		} else {
+			lastSpace = false
+		}
+		b.WriteRune(r)
+	}
+	if !lastSpace {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// lexFeatures returns the lexicon features of a match text.
+func lexFeatures(mt string) feature {
+	var f feature
+	for _, i := range lex.matcher.MatchThreadSafe([]byte(mt)) {
+		f |= lex.features[i]
+	}
+	return f
+}
+
+var negators = map[string]bool{
+	"not": true, "never": true, "no": true, "don't": true, "dont": true, "doesn't": true, "won't": true, "without": true, "nor": true,
+	"cannot": true, "can't": true, "shouldn't": true, "mustn't": true, "nunca": true, "nicht": true, "nie": true, "kein": true,
+	"keine": true, "pas": true, "jamais": true, "ne": true, "не": true, "никогда": true, "não": true, "nem": true,
+}
+
+var passiveAux = map[string]bool{"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "being": true, "gets": true, "get": true, "got": true}
+var modalAux = map[string]bool{"must": true, "should": true, "shall": true, "needs": true, "need": true, "to": true, "has": true, "have": true}
+
+// liveVerb reports whether any occurrence of a verb from stems in the
+// match text is neither negated ("never send") nor a passive description
+// of what the tool itself does ("the key is read from"). When no
+// occurrence can be located (scripts without spaces, multi-word phrases)
+// the verb is assumed live.
+func liveVerb(mt string, stems []stem) bool {
+	toks := strings.Fields(mt)
+	found := false
+	for i, t := range toks {
+		hit := false
+		for _, s := range stems {
+			if t == s.s || (s.prefix && strings.HasPrefix(t, s.s)) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			continue
+		}
+		found = true
+		negated := false
+		for k := i - 1; k >= 0 && k >= i-3; k-- {
+			if negators[toks[k]] || strings.HasSuffix(toks[k], "n't") {
+				negated = true
+				break
+			}
+		}
+		passive := false
+		if !negated && i > 0 && passiveAux[toks[i-1]] {
+			passive = !(i > 1 && modalAux[toks[i-2]])
+		}
+		if !negated && !passive {
+			return true
+		}
+	}
+	return !found
+}
