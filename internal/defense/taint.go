@@ -149,9 +149,15 @@ func (s *TaintStore) Check(args json.RawMessage) []Hit {
 			hits = append(hits, Hit{Kind: TaintSecret, Evidence: "secret #" + strconv.Itoa(i+1)})
 		}
 	}
+	var idx []*runIndex
+	for _, t := range texts {
+		if ix := newRunIndex(t); ix != nil {
+			idx = append(idx, ix)
+		}
+	}
 	var argTokens map[string]bool
 	for _, src := range s.results {
-		if h, ok := s.matchResult(src, texts); ok {
+		if h, ok := s.matchResult(src, texts, idx); ok {
 			hits = append(hits, h)
 			continue
 		}
@@ -192,7 +198,7 @@ func (f secretForms) foundIn(texts []string) bool {
 // matchResult applies the two literal rules: an argument equal to the
 // whole result, or a shared run of at least MinSharedRunes characters
 // that the user did not supply.
-func (s *TaintStore) matchResult(src taintSource, texts []string) (Hit, bool) {
+func (s *TaintStore) matchResult(src taintSource, texts []string, idx []*runIndex) (Hit, bool) {
 	h := Hit{Server: src.server, Tool: src.tool, CallID: src.callID}
 	for _, t := range texts {
 		tt := strings.TrimSpace(t)
@@ -201,8 +207,8 @@ func (s *TaintStore) matchResult(src taintSource, texts []string) (Hit, bool) {
 			return h, true
 		}
 	}
-	for _, t := range texts {
-		if m, ok := sharedRun(t, src.text, s.userText); ok {
+	for _, ix := range idx {
+		if m, ok := ix.sharedRun(src.text, s.userText); ok {
 			h.Kind, h.Evidence = TaintResultSubstring, shorten(m)
 			return h, true
 		}
@@ -210,26 +216,70 @@ func (s *TaintStore) matchResult(src taintSource, texts []string) (Hit, bool) {
 	return Hit{}, false
 }
 
-// sharedRun finds a common substring of arg and res of at least
-// MinSharedRunes runes that is not part of the user's own text. Windows
-// of MinSharedRunes bytes index the argument (small); the result is
-// scanned once, and each candidate is grown to its maximal extent so that
-// multi-byte text is measured in characters.
-func sharedRun(arg, res, user string) (string, bool) {
+// runIndex indexes every MinSharedRunes-byte window of one argument text
+// by a rolling hash, with a bitset in front so that scanning a large
+// result costs one hash update and one bit test per byte.
+type runIndex struct {
+	text string
+	bits [1 << 10]uint64
+	pos  map[uint64][]int
+}
+
+const hashBase = 1099511628211
+
+// hashPow is hashBase to the power MinSharedRunes-1, to roll the hash.
+var hashPow = func() uint64 {
+	p := uint64(1)
+	for range MinSharedRunes - 1 {
+		p *= hashBase
+	}
+	return p
+}()
+
+func newRunIndex(text string) *runIndex {
 	const w = MinSharedRunes
-	if len(arg) < w || len(res) < w {
+	if len(text) < w {
+		return nil
+	}
+	ix := &runIndex{text: text, pos: make(map[uint64][]int, len(text)-w+1)}
+	var h uint64
+	for i := 0; i < len(text); i++ {
+		if i >= w {
+			h -= uint64(text[i-w]) * hashPow
+		}
+		h = h*hashBase + uint64(text[i])
+		if i >= w-1 {
+			ix.bits[(h>>6)&(1<<10-1)] |= 1 << (h & 63)
+			ix.pos[h] = append(ix.pos[h], i-w+1)
+		}
+	}
+	return ix
+}
+
+// sharedRun finds a common substring of the indexed argument and res of
+// at least MinSharedRunes runes that is not part of the user's own text.
+// Each candidate window is grown to its maximal extent so that
+// multi-byte text is measured in characters.
+func (ix *runIndex) sharedRun(res, user string) (string, bool) {
+	const w = MinSharedRunes
+	if ix == nil || len(res) < w {
 		return "", false
 	}
-	index := make(map[string][]int, len(arg)-w+1)
-	for i := 0; i+w <= len(arg); i++ {
-		index[arg[i:i+w]] = append(index[arg[i:i+w]], i)
-	}
-	for j := 0; j+w <= len(res); j++ {
-		starts, ok := index[res[j:j+w]]
-		if !ok {
+	arg := ix.text
+	var h uint64
+	for k := 0; k < len(res); k++ {
+		if k >= w {
+			h -= uint64(res[k-w]) * hashPow
+		}
+		h = h*hashBase + uint64(res[k])
+		if k < w-1 || ix.bits[(h>>6)&(1<<10-1)]&(1<<(h&63)) == 0 {
 			continue
 		}
-		for _, i := range starts {
+		j := k - w + 1
+		for _, i := range ix.pos[h] {
+			if arg[i:i+w] != res[j:j+w] {
+				continue
+			}
 			a0, r0 := i, j
 			for a0 > 0 && r0 > 0 && arg[a0-1] == res[r0-1] {
 				a0--

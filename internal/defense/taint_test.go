@@ -3,6 +3,7 @@ package defense
 import (
 	"encoding/base64"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -134,4 +135,48 @@ func BenchmarkTaintCheck(b *testing.B) {
 	for b.Loop() {
 		s.Check(args)
 	}
+}
+
+// The rolling-hash index must agree with a plain search for the longest
+// common run on small random texts over a tiny alphabet (many partial
+// matches, some hash-bucket collisions).
+func TestSharedRunAgreesWithPlainSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	gen := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "ab "[rng.IntN(3)]
+		}
+		return string(b)
+	}
+	for i := range 400 {
+		arg, res := gen(20+rng.IntN(60)), gen(20+rng.IntN(200))
+		if i%3 == 0 { // plant a run of 20-40 bytes
+			n := 20 + rng.IntN(21)
+			if n > len(arg) {
+				n = len(arg)
+			}
+			p := rng.IntN(len(res) + 1)
+			res = res[:p] + arg[:n] + res[p:]
+		}
+		_, got := newRunIndex(arg).sharedRun(res, "")
+		want := longestCommon(arg, res) >= MinSharedRunes
+		if got != want {
+			t.Fatalf("arg %q res %q: got %v, want %v", arg, res, got, want)
+		}
+	}
+}
+
+func longestCommon(a, b string) int {
+	best := 0
+	for i := range a {
+		for j := range b {
+			k := 0
+			for i+k < len(a) && j+k < len(b) && a[i+k] == b[j+k] {
+				k++
+			}
+			best = max(best, k)
+		}
+	}
+	return best
 }
