@@ -134,12 +134,18 @@ func (s *scanner) lit(word string) bool {
 	return false
 }
 
-func (s *scanner) boolean(key string) (bool, error) {
-	switch {
-	case s.lit("true"):
-		return true, nil
-	case s.lit("false"):
-		return false, nil
+func (s *scanner) boolean(key []byte) (bool, error) {
+	if s.i < len(s.b) {
+		switch s.b[s.i] {
+		case 't':
+			if s.lit("true") {
+				return true, nil
+			}
+		case 'f':
+			if s.lit("false") {
+				return false, nil
+			}
+		}
 	}
 	return false, s.fail("%q must be true or false", key)
 }
@@ -157,10 +163,11 @@ func (s *scanner) number() ([]byte, error) {
 	if s.i == start {
 		return nil, s.fail("expected a value")
 	}
-	if !json.Valid(s.b[start:s.i]) {
+	num := s.b[start:s.i]
+	if !isPlainInt(num) && !json.Valid(num) {
 		return nil, fmt.Errorf("%w: byte %d: bad number", errMalformed, start+1)
 	}
-	return s.b[start:s.i], nil
+	return num, nil
 }
 
 // skip passes over any JSON value, nested ones included.
@@ -297,7 +304,7 @@ func (s *scanner) flagField(k uint32, key []byte, f uint16) error {
 	if err := s.mark(k, key); err != nil {
 		return err
 	}
-	v, err := s.boolean(string(key))
+	v, err := s.boolean(key)
 	if err != nil {
 		return err
 	}
@@ -343,7 +350,7 @@ func (s *scanner) field(key []byte) error {
 		if err := s.mark(kControl, key); err != nil {
 			return err
 		}
-		v, err := s.boolean("control")
+		v, err := s.boolean(key)
 		r.control = v
 		return err
 	case "error":
@@ -378,4 +385,21 @@ func (s *scanner) field(key []byte) error {
 		return s.flagField(kTruncated, key, fTruncated)
 	}
 	return s.skip()
+}
+
+// isPlainInt reports whether b is a JSON integer without sign tricks or
+// leading zeros; anything else goes through the full validator.
+func isPlainInt(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || (b[0] == '0' && len(b) > 1) {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

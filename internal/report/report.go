@@ -201,21 +201,23 @@ func (c *counter) add(o *counter) {
 	}
 }
 
-// caseKey identifies one case in one arm. group interns (model, register,
-// class) and variant interns (payload, rug mode); 24 bytes per entry keep a
-// million cases well inside the memory budget.
+// caseKey identifies one case across arms: group interns (model,
+// register, class) and variant interns (payload, rug mode). The outcome of
+// each arm lives in a per-arm byte slice indexed by the case's number, so
+// a sweep that runs every case under every arm pays for the key once.
 type caseKey struct {
 	group, variant, task, objective, seed uint32
-	arm                                   uint32
 }
 
 // Per-case outcome bits. Good outcomes (utility) merge with AND and bad
-// ones with OR, following stats.MergeFlags.
+// ones with OR, following stats.MergeFlags; cPresent marks a case the arm
+// completed at least once.
 const (
 	cRealized uint8 = 1 << iota
 	cObjectiveMet
 	cUtility
 	cSideEffect
+	cPresent uint8 = 1 << 7
 )
 
 const caseGood = uint64(cUtility)
@@ -230,7 +232,9 @@ type aggregator struct {
 	groups                                                                         map[groupKey]uint32
 	groupNames                                                                     []groupKey
 	variants                                                                       map[variantKey]uint32
-	cases                                                                          map[caseKey]uint8
+	cases                                                                          map[caseKey]uint32
+	caseGroup                                                                      []uint32
+	armBits                                                                        [][]uint8
 	counts                                                                         Counts
 }
 
@@ -242,7 +246,7 @@ func newAggregator() *aggregator {
 		cells:    map[cellKey]*counter{},
 		groups:   map[groupKey]uint32{},
 		variants: map[variantKey]uint32{},
-		cases:    map[caseKey]uint8{},
+		cases:    map[caseKey]uint32{},
 	}
 }
 
@@ -304,7 +308,7 @@ func (a *aggregator) add(r *rawRecord) {
 		v = uint32(len(a.variants))
 		a.variants[vk] = v
 	}
-	var o uint8
+	o := cPresent
 	if f&fRealized != 0 {
 		o |= cRealized
 	}
@@ -317,13 +321,27 @@ func (a *aggregator) add(r *rawRecord) {
 	if f&fSideEffect != 0 {
 		o |= cSideEffect
 	}
-	key := caseKey{group: g, variant: v, task: a.tasks.id(r.task), objective: ck.objective, seed: a.seeds.id(r.seed), arm: ck.arm}
-	if prev, dup := a.cases[key]; dup {
+	key := caseKey{group: g, variant: v, task: a.tasks.id(r.task), objective: ck.objective, seed: a.seeds.id(r.seed)}
+	ci, ok := a.cases[key]
+	if !ok {
+		ci = uint32(len(a.caseGroup))
+		a.cases[key] = ci
+		a.caseGroup = append(a.caseGroup, g)
+	}
+	for int(ck.arm) >= len(a.armBits) {
+		a.armBits = append(a.armBits, nil)
+	}
+	bits := a.armBits[ck.arm]
+	if int(ci) >= len(bits) {
+		bits = append(bits, make([]uint8, int(ci)+1-len(bits))...)
+		a.armBits[ck.arm] = bits
+	}
+	if prev := bits[ci]; prev&cPresent != 0 {
 		// A repeated case in the same arm (a resumed or re-run trial) is a
 		// second attempt: any success counts, never an average.
 		o = uint8(stats.MergeFlags(uint64(prev), uint64(o), caseGood))
 	}
-	a.cases[key] = o
+	bits[ci] = o
 }
 
 // Aggregate streams runDir/trials.jsonl into a Summary. A final line cut
@@ -466,7 +484,13 @@ func (a *aggregator) summary() *Summary {
 		}
 	}
 	s.Counts.Cells = len(s.Cells)
-	s.Counts.CaseArms = len(a.cases)
+	for _, bits := range a.armBits {
+		for _, o := range bits {
+			if o&cPresent != 0 {
+				s.Counts.CaseArms++
+			}
+		}
+	}
 	s.Deltas = a.deltas(roll2map(s.Rollup))
 	return s
 }
@@ -488,26 +512,29 @@ func (a *aggregator) deltas(rollup map[deltaGroup]*Cell) []Delta {
 	none, ok := a.arms.ids[NoneArm]
 	type pairKey struct{ group, arm uint32 }
 	pairs := map[pairKey]*[4]stats.PairedCounts{}
-	for k, o := range a.cases {
-		if !ok || k.arm == none {
-			continue
+	if ok && int(none) < len(a.armBits) {
+		ref := a.armBits[none]
+		for arm, bits := range a.armBits {
+			if uint32(arm) == none {
+				continue
+			}
+			for ci, o := range bits {
+				if o&cPresent == 0 || ci >= len(ref) || ref[ci]&cPresent == 0 {
+					continue
+				}
+				r := ref[ci]
+				pk := pairKey{a.caseGroup[ci], uint32(arm)}
+				p := pairs[pk]
+				if p == nil {
+					p = &[4]stats.PairedCounts{}
+					pairs[pk] = p
+				}
+				p[0].Add(r&cRealized != 0, o&cRealized != 0)
+				p[1].Add(r&cObjectiveMet != 0, o&cObjectiveMet != 0)
+				p[2].Add(r&cUtility != 0, o&cUtility != 0)
+				p[3].Add(secure(r), secure(o))
+			}
 		}
-		nk := k
-		nk.arm = none
-		ref, found := a.cases[nk]
-		if !found {
-			continue
-		}
-		pk := pairKey{k.group, k.arm}
-		p := pairs[pk]
-		if p == nil {
-			p = &[4]stats.PairedCounts{}
-			pairs[pk] = p
-		}
-		p[0].Add(ref&cRealized != 0, o&cRealized != 0)
-		p[1].Add(ref&cObjectiveMet != 0, o&cObjectiveMet != 0)
-		p[2].Add(ref&cUtility != 0, o&cUtility != 0)
-		p[3].Add(secure(ref), secure(o))
 	}
 	if !ok {
 		return []Delta{}
