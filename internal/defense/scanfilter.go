@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/agent"
 	"github.com/mcpsec/mcpsec/internal/catalog"
+	"github.com/mcpsec/mcpsec/internal/scan"
 )
 
 // NoteScanDrop is the note kind of a tool the scan filter withheld.
@@ -15,9 +16,19 @@ const NoteScanDrop = "scan_drop"
 // rule ids that flag it at medium severity or above (nil when clean).
 type ToolScanner func(server string, t catalog.Tool) []string
 
-// defaultScanner is mcpsec's own scanner at the medium threshold; it is
-// nil until the scan package provides per-tool scanning.
-var defaultScanner ToolScanner
+// defaultScanner is mcpsec's own scanner (the rules of mcpsec scan) at
+// the medium threshold.
+var defaultScanner ToolScanner = func(server string, t catalog.Tool) []string {
+	var rules []string
+	seen := map[string]bool{}
+	for _, f := range scan.ScanTool(server, t) {
+		if f.Severity >= scan.Medium && !seen[f.RuleID] {
+			seen[f.RuleID] = true
+			rules = append(rules, f.RuleID)
+		}
+	}
+	return rules
+}
 
 // ScanFilter withholds from the model every tool the scanner flags. It
 // runs on every listing, so a definition that changes later (a rug pull
