@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -20,8 +21,20 @@ var builtin embed.FS
 // ErrInvalid marks a malformed task file.
 var ErrInvalid = errors.New("invalid task")
 
-// Builtin returns the bundled tasks, sorted by id.
+// Builtin returns the bundled tasks, sorted by id. They are parsed once
+// and shared: callers must treat them as read-only.
 func Builtin() ([]*Task, error) {
+	builtinOnce.Do(func() { builtinTasks, builtinErr = parseBuiltin() })
+	return builtinTasks, builtinErr
+}
+
+var (
+	builtinOnce  sync.Once
+	builtinTasks []*Task
+	builtinErr   error
+)
+
+func parseBuiltin() ([]*Task, error) {
 	entries, err := fs.Glob(builtin, "data/*.yaml")
 	if err != nil {
 		return nil, fmt.Errorf("list builtin tasks: %w", err)
