@@ -199,7 +199,7 @@ func (c *Conn) ListTools(ctx context.Context) ([]catalog.Tool, json.RawMessage, 
 			Tools      []json.RawMessage `json:"tools"`
 			NextCursor string            `json:"nextCursor"`
 		}
-		raw, err := c.rawCall(ctx, op, func(ctx context.Context) (any, error) {
+		raw, err := c.rawCall(ctx, op, `{"tools":[]}`, func(ctx context.Context) (any, error) {
 			return c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		})
 		if err != nil {
@@ -258,7 +258,7 @@ func (c *Conn) ListPrompts(ctx context.Context) ([]catalog.Prompt, error) {
 			Prompts    []catalog.Prompt `json:"prompts"`
 			NextCursor string           `json:"nextCursor"`
 		}
-		raw, err := c.rawCall(ctx, op, func(ctx context.Context) (any, error) {
+		raw, err := c.rawCall(ctx, op, `{"prompts":[]}`, func(ctx context.Context) (any, error) {
 			return c.session.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 		})
 		if err != nil {
@@ -292,7 +292,7 @@ func (c *Conn) ListResources(ctx context.Context) ([]catalog.Resource, error) {
 			if page == maxPages {
 				return nil, c.wrap(kind.op, ErrProtocol, fmt.Errorf("more than %d pages", maxPages))
 			}
-			raw, err := c.rawCall(ctx, kind.op, func(ctx context.Context) (any, error) {
+			raw, err := c.rawCall(ctx, kind.op, `{"`+kind.field+`":[]}`, func(ctx context.Context) (any, error) {
 				if kind.field == "resources" {
 					return c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 				}
@@ -345,7 +345,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	raw, err := c.rawCall(ctx, op, func(ctx context.Context) (any, error) {
+	raw, err := c.rawCall(ctx, op, `{"content":[]}`, func(ctx context.Context) (any, error) {
 		return c.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	})
 	if err != nil {
@@ -372,10 +372,10 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 
 // rawCall runs one SDK request under the call timeout and returns the raw
 // result bytes the tap captured for it.
-func (c *Conn) rawCall(ctx context.Context, op string, do func(context.Context) (any, error)) (json.RawMessage, error) {
+func (c *Conn) rawCall(ctx context.Context, op string, stub string, do func(context.Context) (any, error)) (json.RawMessage, error) {
 	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
 	defer cancel()
-	slot := &rawSlot{}
+	slot := &rawSlot{stub: json.RawMessage(stub)}
 	res, err := do(withSlot(cctx, slot))
 	if c.tap != nil {
 		c.tap.release(slot)

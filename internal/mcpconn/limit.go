@@ -24,16 +24,15 @@ func (e *malformedLineError) Error() string {
 	return fmt.Sprintf("inbound line is not valid JSON: %q", e.prefix)
 }
 
-// lineReader re-frames a server's stdout into validated lines before the
-// SDK's decoder sees them: a line longer than limit fails with
-// errLineTooLong after buffering at most limit bytes (so a 100 MB line
-// costs 16 MiB, not 100 MB), and a line that is not valid JSON fails with
-// *malformedLineError when it ends inside a value. Blank lines are skipped.
+// lineReader frames a server's stdout into lines before anything decodes
+// them: a line longer than limit fails with errLineTooLong after buffering
+// at most limit bytes (so a 100 MB line costs 16 MiB, not 100 MB), and a
+// line that ends inside a JSON value fails with *malformedLineError.
+// Blank lines are skipped.
 type lineReader struct {
 	br      *bufio.Reader
 	limit   int64
 	line    []byte // reused buffer for the line being assembled
-	pending []byte // validated bytes not yet handed out
 	err     error  // sticky failure
 	tripped atomic.Bool
 }
@@ -42,27 +41,32 @@ func newLineReader(r io.Reader, limit int64) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
 }
 
-func (l *lineReader) Read(p []byte) (int, error) {
-	for len(l.pending) == 0 {
-		if l.err != nil {
-			return 0, l.err
-		}
-		l.err = l.next()
+// nextLine returns the next non-blank line, trimmed. The slice is only
+// valid until the next call.
+func (l *lineReader) nextLine() ([]byte, error) {
+	if l.err != nil {
+		return nil, l.err
 	}
-	n := copy(p, l.pending)
-	l.pending = l.pending[n:]
-	return n, nil
+	for {
+		body, err := l.assemble()
+		if err != nil {
+			l.err = err
+			return nil, err
+		}
+		if len(body) > 0 {
+			return body, nil
+		}
+	}
 }
 
-// next assembles one line into l.pending (or returns why it cannot).
-func (l *lineReader) next() error {
+func (l *lineReader) assemble() ([]byte, error) {
 	l.line = l.line[:0]
 	for {
 		frag, err := l.br.ReadSlice('\n')
 		if int64(len(l.line)+len(frag)) > l.limit+1 { // +1 for the newline
 			l.tripped.Store(true)
 			l.line = nil // give the memory back
-			return errLineTooLong
+			return nil, errLineTooLong
 		}
 		l.line = append(l.line, frag...)
 		if err == bufio.ErrBufferFull {
@@ -71,18 +75,13 @@ func (l *lineReader) next() error {
 		if err != nil {
 			// A partial line at EOF means the server died mid-message; the
 			// exit, not the fragment, is what the caller needs to hear.
-			return err
+			return nil, err
 		}
 		body := bytes.TrimSpace(l.line)
-		if len(body) == 0 {
-			l.line = l.line[:0]
-			continue
+		if len(body) > 0 && !jsonComplete(body) {
+			return nil, &malformedLineError{prefix: string(body[:min(len(body), 80)])}
 		}
-		if !jsonComplete(body) {
-			return &malformedLineError{prefix: string(body[:min(len(body), 80)])}
-		}
-		l.pending = l.line
-		return nil
+		return body, nil
 	}
 }
 

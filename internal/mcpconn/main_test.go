@@ -49,6 +49,13 @@ func serve(mode string) int {
 			return 1
 		}
 		return 0
+	case "bench":
+		// One page, no stderr chatter: the server the benchmarks time.
+		srv := echoServer()
+		if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil {
+			return 1
+		}
+		return 0
 	case "spew":
 		// Writes far more stderr than any sane limit, then serves.
 		line := strings.Repeat("x", 1023) + "\n"

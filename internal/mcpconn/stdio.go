@@ -1,6 +1,7 @@
 package mcpconn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -74,20 +75,15 @@ func startProcess(src Source, opts Options) (*process, error) {
 	return p, nil
 }
 
-// transport hands the SDK an IO connection over our pipes. The SDK's own
-// frame cap is disabled because lineReader already enforces ours and
-// reports it distinguishably.
+// transport hands the SDK a lineConn over our pipes.
 func (p *process) transport() mcp.Transport {
-	return &mcp.IOTransport{Reader: readCloser{p.limit, p.stdout}, Writer: p.stdin, MaxLineLength: -1}
+	return connTransport{&lineConn{lines: p.limit, rc: p.stdout, wc: p.stdin}}
 }
 
-type readCloser struct {
-	r *lineReader
-	c *os.File
-}
+// connTransport is a Transport whose connection already exists.
+type connTransport struct{ c mcp.Connection }
 
-func (r readCloser) Read(b []byte) (int, error) { return r.r.Read(b) }
-func (r readCloser) Close() error               { return r.c.Close() }
+func (t connTransport) Connect(context.Context) (mcp.Connection, error) { return t.c, nil }
 
 // hasExited reports whether the process is gone, waiting up to d for it:
 // an EOF on stdout usually precedes the exit status by a moment.

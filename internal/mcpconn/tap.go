@@ -20,6 +20,10 @@ import (
 type rawSlot struct {
 	raw      json.RawMessage
 	rejected error // set when tap refused the response (depth, UTF-8)
+	// stub, when set, replaces the result the SDK decodes. mcpconn parses
+	// the raw bytes itself, so decoding them a second time inside the SDK
+	// would only cost allocations.
+	stub json.RawMessage
 }
 
 type rawSlotKey struct{}
@@ -87,6 +91,9 @@ func (t *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 					m.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpsec rejected response: " + bad.Error()}
 				} else if slot != nil {
 					slot.raw = m.Result
+					if slot.stub != nil {
+						m.Result = slot.stub
+					}
 				}
 			}
 			return m, nil
