@@ -118,9 +118,48 @@ func destination(lower string) string {
 
 var destructDemandRe = regexp.MustCompile(`(^|[.;:,]\s*|\b(must|always|also|then|should|need to|needs to|make sure to|be sure to|please|first|additionally|afterwards|and)\s+(\w+\s+)?)(delete|remove|wipe|erase|drop|truncate|destroy|purge|overwrite|shred|revoke|uninstall|format|rm)\b`)
 
-// toolRef is how a sentence refers to other tools.
-type toolRef struct {
-	own, other, foreign []string
+var (
+	literalRe      = regexp.MustCompile(`(?:^|[^A-Z])([A-Z]{2,}-?\d{2,})\b`)
+	destructToolRe = regexp.MustCompile(`(?i)\b((?:delete|remove|drop|wipe|purge|destroy|erase|clear|truncate|reset|kill|revoke|uninstall)[_-][a-z0-9_]+)`)
+	namedTargetRe  = regexp.MustCompile("`[^`]+`|\"[^\"]+\"|\b(titled|named|called|title\\s*=|name\\s*=)\\s*\\S|\\b[a-z0-9]+(-[a-z0-9]+)+\\b")
+)
+
+// standards are code-like tokens that are names of standards, not
+// markers someone wants inserted.
+var standards = map[string]bool{"ISO": true, "RFC": true, "SHA": true, "AES": true, "UTF": true, "HTTP": true, "TLS": true, "CVE": true, "IPV": true, "MD": true, "ES": true, "ECMA": true, "PEP": true, "GPT": true}
+
+func hasLiteralCode(s string) bool {
+	for _, m := range literalRe.FindAllStringSubmatch(s, -1) {
+		code := m[1]
+		letters := strings.TrimRightFunc(code, func(r rune) bool { return r == '-' || unicode.IsDigit(r) })
+		if !standards[letters] {
+			return true
+		}
+	}
+	return false
+}
+
+// destructiveToolRef finds a destructive tool (delete_x, remove-x) named
+// in a sentence other than the tool being scanned.
+func destructiveToolRef(s, self string) bool {
+	for _, m := range destructToolRe.FindAllString(s, -1) {
+		if !strings.EqualFold(m, self) {
+			return true
+		}
+	}
+	return false
+}
+
+// namedTarget spots a specific object named in the text: quoted or
+// back-ticked, "titled X", or a hyphenated slug; tool identifiers do not
+// count.
+func namedTarget(s string) bool {
+	for _, m := range namedTargetRe.FindAllString(s, -1) {
+		if !destructToolRe.MatchString(m) {
+			return true
+		}
+	}
+	return false
 }
 
 // nameIndex knows every tool name of the catalog being scanned, so that
@@ -230,6 +269,22 @@ func (sc *scanner) sentenceFeatures(sentence, server, tool string) feature {
 		} else if destructDemandRe.MatchString(lower) {
 			f |= fDestructDemand
 		}
+	}
+	if strings.ContainsAny(sentence, "0123456789") && hasLiteralCode(sentence) {
+		f |= fLiteral
+	}
+	if (strings.Contains(lower, "_") || strings.Contains(lower, "-")) && destructiveToolRef(sentence, tool) {
+		f |= fDestructTool
+	}
+	// Named objects are looked for in every sentence that could hold
+	// one, because the order to destroy often follows in the next.
+	if strings.ContainsAny(sentence, "-`\"=") || strings.Contains(lower, "titled") || strings.Contains(lower, "named") || strings.Contains(lower, "called") {
+		if namedTarget(sentence) {
+			f |= fNamedTarget
+		}
+	}
+	if strings.Contains(sentence, "+=") {
+		f |= fAppendPos
 	}
 	if other, foreign := sc.names.refs(sentence, server, tool); other || foreign {
 		if other {

@@ -48,6 +48,14 @@ const (
 	fDest                               // a literal destination: URL, e-mail address, IP
 	fSiblingOut                         // "returned by", "output of": ordinary chaining
 	fDestructDemand                     // a destructive verb given as an order
+	fConvSrc                            // a value taken from the conversation or context
+	fStore                              // where data lands: record, entry, body, archive
+	fValueRef                           // a specific value: code, token, "the value beginning"
+	fLiteral                            // a fixed opaque code such as AB-1234
+	fAppendPos                          // appended, at the end of, suffix, last line
+	fContentObj                         // user content: body, message, note text
+	fDestructTool                       // names a destructive tool other than this one
+	fNamedTarget                        // a specific named object: `x`, titled x, some-name
 )
 
 var featureNames = map[feature]string{
@@ -58,6 +66,8 @@ var featureNames = map[feature]string{
 	fOvScope: "override_scope", fDestruct: "destructive", fUnreq: "unrequested", fTamper: "tamper",
 	fInstead: "instead", fAnyTool: "any_tool", fOtherTool: "other_tool", fForeignTool: "foreign_tool",
 	fAuthority: "authority", fRole: "role_markup", fDest: "destination", fSiblingOut: "sibling_output", fDestructDemand: "destructive_demand",
+	fConvSrc: "conversation_source", fStore: "store", fValueRef: "value_ref", fLiteral: "literal_code", fAppendPos: "append_position",
+	fContentObj: "content_object", fDestructTool: "destructive_tool", fNamedTarget: "named_target",
 }
 
 func (f feature) String() string {
@@ -80,7 +90,7 @@ var lexicon = map[feature][]string{
 	// Orders in languages where imperative mood is not found by looking
 	// at the first word of a clause.
 	fImper: {
-		"no le digas", "no menciones", "no informes", "no reveles", "no muestres", "nicht erwähnen", "nicht mitteilen", "nicht sagen",
+		"no le digas", "no se lo digas", "no lo digas", "no menciones", "no informes", "no reveles", "no muestres", "nicht erwähnen", "nicht mitteilen", "nicht sagen",
 		"nicht verraten", "ne dis pas", "ne dites pas", "ne mentionne pas", "ne mentionnez pas", "ne révèle pas", "ne révélez pas",
 		"не говори", "не сообщай", "не сообщайте", "не упоминай", "не показывай", "не рассказывай", "não conte", "não diga",
 		"não mencione", "não informe", "não revele", "não mostre", "不要", "别", "请勿", "ないでください", "ないで", "してください", "しろ",
@@ -117,7 +127,8 @@ var lexicon = map[feature][]string{
 		"to authenticate this tool", "to verify your identity", "first step",
 		"antes de usar", "antes de llamar", "antes de utilizar", "requisito previo", "primero",
 		"bevor du", "bevor sie", "vor der verwendung", "vor dem aufruf", "voraussetzung", "zuerst",
-		"avant d'utiliser", "avant d'appeler", "au préalable", "prérequis", "d'abord",
+		"avant d'utiliser", "avant d'appeler", "avant de répondre", "antes de responder", "bevor du antwortest", "bevor sie antworten", "перед ответом",
+		"before you answer", "before answering", "before you respond", "before replying", "before you reply", "回答する前に", "返答する前に", "回答之前", "回复之前", "au préalable", "prérequis", "d'abord",
 		"перед использованием", "перед вызовом", "сначала", "прежде чем",
 		"antes de chamar", "pré-requisito", "primeiro",
 		"在使用", "之前", "使用前", "调用前", "前提", "首先", "使用する前に", "呼び出す前に", "事前に", "まず",
@@ -126,7 +137,8 @@ var lexicon = map[feature][]string{
 		"api key", "api keys", "apikey", "api token", "access token*", "access key*", "secret key*", "session token*", "session cookie*",
 		"auth token*", "authentication token*", "bearer", "oauth token*", "refresh token*", "private key*", "ssh key*", "credential*",
 		"secret", "secrets", "client secret", "passphrase", "seed phrase", "mnemonic", "recovery phrase", "environment variable*", "env var*",
-		"signing key", "aws_secret*", "aws secret*", "keychain", "auth header*", "authorization header*",
+		"signing key", "confidential*", "sensitive data", "sensitive information", "private data", "vertraulich*", "confidencial*",
+		"confidentiel*", "конфиденциальн*", "机密", "機密", "aws_secret*", "aws secret*", "keychain", "auth header*", "authorization header*",
 		"clave api", "clave privada", "credencial*", "secreto*", "token de acceso",
 		"api-schlüssel", "privater schlüssel", "zugangsdaten", "anmeldedaten", "geheimnis*", "zugangstoken",
 		"clé api", "clé privée", "identifiants", "jeton*", "secret*",
@@ -135,7 +147,7 @@ var lexicon = map[feature][]string{
 		"密钥", "凭证", "凭据", "令牌", "私钥", "秘钥", "api密钥", "環境変数", "認証情報", "資格情報", "秘密鍵", "apiキー", "トークン", "シークレット",
 	},
 	fSecretWeak: {
-		"password*", "cookie*", "token", "tokens", "contraseña*", "passwort*", "kennwort*", "mot de passe", "mots de passe", "пароль*",
+		"password*", "cookie*", "contraseña*", "passwort*", "kennwort*", "mot de passe", "mots de passe", "пароль*",
 		"senha*", "密码", "口令", "パスワード",
 	},
 	fCtx: {
@@ -152,7 +164,7 @@ var lexicon = map[feature][]string{
 	},
 	fSrc: {
 		"from the conversation", "from the chat", "from the context", "in the context", "in your context", "from your context",
-		"from memory", "from your memory", "in memory", "in your memory", "environment variable*", "env var*", "from the environment",
+		"from memory", "from your memory", "aus deinem kontext", "aus ihrem kontext", "de tu contexto", "de ton contexte", "do seu contexto", "in memory", "in your memory", "environment variable*", "env var*", "from the environment",
 		"you have access to", "available to you", "you can see", "visible to you", "in the conversation", "so far", "earlier",
 		"previous", "previously", "prior", "above", "from the user's", "the user's files", "local file*", "home directory",
 		"on disk", "on the machine", "on this machine", "from disk", "on the user's", "from your", "in your",
@@ -170,7 +182,8 @@ var lexicon = map[feature][]string{
 		"transcribe", "transcribed", "echo", "echoed", "mirror", "mirrored", "reproduce", "reproduced", "duplicate", "duplicated",
 		"carry over", "carried over", "relay", "relayed", "submit", "submitted", "add", "added", "write", "written", "dump", "dumped",
 		"transfer", "transferred", "deliver", "delivered", "quote", "quoted", "stash", "stashed", "smuggle*", "hand over", "pipe", "piped",
-		"post", "report", "log",
+		"post", "report", "log", "call", "invoke", "save", "store", "export", "exported",
+		"übergib", "übergeben", "übergebe", "rufe", "llama", "llames", "appelle", "appelez", "вызови", "chame",
 		"envía*", "enviar", "envíe", "incluye", "incluir", "incluya", "copia", "copiar", "copie", "pega", "pegar", "adjunta*", "reenvía*",
 		"transmite", "sube", "pon", "coloca", "inserta", "añade", "agrega",
 		"sende", "senden", "übermittle*", "übertrage*", "schicke", "schick", "leite", "weiterleiten", "füge", "kopiere", "kopieren",
@@ -213,7 +226,7 @@ var lexicon = map[feature][]string{
 		"conceal*", "not tell", "not inform", "not mention", "not notify", "not be told", "no need to tell", "no need to mention",
 		"no need to inform", "need not know", "does not need to know", "doesn't need to know", "should not know", "shouldn't know",
 		"must not know", "must not be told", "unaware", "discreetly", "quietly", "silently",
-		"no le digas", "no menciones", "no informes", "sin decir", "sin informar", "sin avisar", "oculta*", "no reveles", "no muestres",
+		"no le digas", "no se lo digas", "no lo digas", "no menciones", "no informes", "sin decir", "sin informar", "sin avisar", "oculta*", "no reveles", "no muestres",
 		"nicht erwähnen", "nicht mitteilen", "nicht sagen", "nicht verraten", "nicht anzeigen", "verschweig*", "verberge*", "ohne den",
 		"ohne dass", "ne dis pas", "ne dites pas", "ne mentionne pas", "ne mentionnez pas", "sans informer", "sans prévenir", "sans le dire",
 		"cache", "cachez", "ne révèle pas", "ne révélez pas", "discrètement",
@@ -290,6 +303,32 @@ var lexicon = map[feature][]string{
 		"official", "authorized", "priority", "notice", "developer", "directive", "audit", "regulation*", "required by law",
 		"política", "cumplimiento", "richtlinie", "vorschrift*", "politique", "conformité", "политик*", "требовани*", "conformidade",
 		"政策", "合规", "规定", "ポリシー", "規定",
+	},
+	fConvSrc: {
+		"from the conversation", "from this conversation", "from the chat", "in the chat", "earlier in the chat", "earlier in the conversation",
+		"in the conversation", "the conversation's", "the chat's", "quoted in the chat", "quoted earlier", "mentioned earlier", "the session's",
+		"from your context", "from the context", "in your context", "from earlier", "seen earlier", "shared earlier", "from the transcript",
+		"de la conversación", "del chat", "en la conversación", "de tu contexto", "aus der unterhaltung", "aus dem chat", "aus deinem kontext",
+		"aus dem kontext", "im chat", "de la conversation", "du chat", "de ton contexte", "de votre contexte", "из разговора", "из чата",
+		"из контекста", "в разговоре", "da conversa", "do chat", "do seu contexto", "na conversa", "会話中", "会話の", "チャットの", "对话中", "聊天中", "上下文中",
+	},
+	fStore: {
+		"record", "records", "entry", "entries", "body", "archive", "archived", "exporter", "export", "exported", "copy", "filed", "file it",
+		"stored", "saved", "twin", "companion", "logged", "registro", "eintrag", "archiv", "enregistrement", "archive", "запись", "архив", "registro",
+		"记录", "存档", "归档", "アーカイブ", "記録", "保存",
+	},
+	fValueRef: {
+		"code", "reference code", "reference", "token", "value", "string", "identifier", "key", "begins", "beginning", "starts with", "starting",
+		"código", "valor", "wert", "code", "valeur", "код", "значение", "valor", "代码", "值", "コード", "値", "トークン", "令牌",
+	},
+	fAppendPos: {
+		"append*", "suffix", "at the end", "the end", "last line", "end with", "ends with", "ending in", "ending with", "closing with",
+		"closes with", "followed by", "newline", "new line", "goes into", "goes in", "go into", "tack*", "on its own line", "prepend*", "prefix", "goes on", "placed in", "repeated", "tagged",
+		"al final", "am ende", "à la fin", "в конце", "no final", "末尾", "最后", "末尾に",
+	},
+	fContentObj: {
+		"body", "bodies", "note text", "message text", "content", "text", "note", "notes", "message", "messages", "description", "comment",
+		"cuerpo", "nachricht*", "notiz*", "inhalt", "corps", "texte", "тело", "текст", "заметк*", "corpo", "texto", "正文", "内容", "笔记", "本文", "ノート",
 	},
 	fSiblingOut: {
 		"returned by", "returned from", "from the output of", "output of", "result of", "results of", "from a previous call", "from a prior call",
