@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 )
@@ -114,4 +116,58 @@ func readPid(t *testing.T, file string) int {
 		t.Fatalf("pid file: %v", err)
 	}
 	return pid
+}
+
+// TestHostileViaCLI runs the faulty server through the real
+// `mcpsec fixture faulty` command rather than RunFaulty directly.
+func TestHostileViaCLI(t *testing.T) {
+	cases := []struct {
+		mode string
+		want error
+	}{
+		{fixture.FaultyExitAtOnce, mcpconn.ErrServerExited},
+		{fixture.FaultyHuge, mcpconn.ErrMessageTooLarge},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode, func(t *testing.T) {
+			checkGoroutines(t)
+			cmd, env := selfCommand("cli")
+			env = append(env, envCLIArgs+"=fixture faulty --mode "+tc.mode)
+			c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: "cli-" + tc.mode, Command: cmd, Env: env}, mcpconn.DefaultOptions())
+			if err == nil {
+				pid := c.Pid()
+				_, err = c.CallTool(context.Background(), "poke", nil)
+				c.Close()
+				assertGone(t, pid)
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestDeepResultFailsOnlyThatCall: a result nested past MaxJSONDepth (but
+// within what the SDK itself accepts) is rejected before the SDK decodes
+// it, and the session stays usable.
+func TestDeepResultFailsOnlyThatCall(t *testing.T) {
+	checkGoroutines(t)
+	srv := echoServer()
+	srv.AddTool(&mcp.Tool{Name: "deep", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var v any = "bottom"
+		for range 300 {
+			v = map[string]any{"x": v}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deep"}}, StructuredContent: v}, nil
+	})
+	c := connectInMemory(t, "mem", srv, mcpconn.DefaultOptions())
+	ctx := context.Background()
+	_, err := c.CallTool(ctx, "deep", nil)
+	if !errors.Is(err, mcpconn.ErrProtocol) || !strings.Contains(err.Error(), "deeper than 256") {
+		t.Fatalf("deep result: err = %v", err)
+	}
+	res, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"still here"}`))
+	if err != nil || !strings.HasPrefix(res.Text, "still here") {
+		t.Fatalf("call after the rejected one: %+v, %v", res, err)
+	}
 }

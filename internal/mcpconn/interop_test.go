@@ -207,3 +207,60 @@ func TestInteropTSClientAgainstGoServer(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropFixtureServe: both the official TypeScript client and our Go
+// client drive `mcpsec fixture serve` (the real command, run from this
+// test binary) over stdio.
+func TestInteropFixtureServe(t *testing.T) {
+	cases := []struct {
+		name      string
+		args      string
+		wantTools []string
+	}{
+		{"benign", "fixture serve --server benign", []string{"calculate", "add_note", "list_notes", "read_note", "delete_note", "lookup_user"}},
+		{"poisoned", "fixture serve --server poisoned --class tool_description --objective exfil", []string{"calculate", "export_data"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, env := selfCommand("cli")
+			env = append(env, envCLIArgs+"="+tc.args)
+
+			p := runTSClient(t, env, [][2]string{{"calculate", `{"expression":"(12.5 + 7) * 3"}`}}, cmd...)
+			var tsNames []string
+			for _, tl := range p.Tools {
+				tsNames = append(tsNames, tl.Name)
+			}
+			for _, w := range tc.wantTools {
+				if !slices.Contains(tsNames, w) {
+					t.Errorf("TS client: tool %q missing from %v", w, tsNames)
+				}
+			}
+			if len(p.Calls) != 1 || p.Calls[0].IsError || !strings.Contains(p.Calls[0].Text, "58.5") {
+				t.Errorf("TS client calculate = %+v", p.Calls)
+			}
+
+			checkGoroutines(t)
+			c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: tc.name, Command: cmd, Env: env}, mcpconn.DefaultOptions())
+			if err != nil {
+				t.Fatalf("Go client connect: %v", err)
+			}
+			defer c.Close()
+			tools, _, err := c.ListTools(context.Background())
+			if err != nil {
+				t.Fatalf("Go client ListTools: %v", err)
+			}
+			if len(tools) != len(p.Tools) {
+				t.Errorf("Go client sees %d tools, TS client %d", len(tools), len(p.Tools))
+			}
+			for i, tl := range tools {
+				if tl.Name != p.Tools[i].Name || tl.Description != p.Tools[i].Description {
+					t.Errorf("tool %d differs: Go %q/%q, TS %q/%q", i, tl.Name, tl.Description, p.Tools[i].Name, p.Tools[i].Description)
+				}
+			}
+			res, err := c.CallTool(context.Background(), "calculate", json.RawMessage(`{"expression":"(12.5 + 7) * 3"}`))
+			if err != nil || res.Text != p.Calls[0].Text {
+				t.Errorf("Go client calculate = %+v, %v; TS saw %q", res, err, p.Calls[0].Text)
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsec/mcpsec/internal/cli"
 	"github.com/mcpsec/mcpsec/internal/fixture"
 )
 
@@ -20,6 +21,8 @@ import (
 const (
 	envServer  = "MCPSEC_MCPCONN_TEST_SERVER"
 	envPidFile = "MCPSEC_MCPCONN_TEST_PIDFILE"
+	// envCLIArgs holds the mcpsec arguments (space-separated) for mode "cli".
+	envCLIArgs = "MCPSEC_MCPCONN_TEST_CLI_ARGS"
 )
 
 func TestMain(m *testing.M) {
@@ -42,6 +45,9 @@ func serve(mode string) int {
 		return 0
 	}
 	switch mode {
+	case "cli":
+		// The real mcpsec command tree, e.g. "fixture serve --server benign".
+		return cli.Run(strings.Fields(os.Getenv(envCLIArgs)), os.Stdin, os.Stdout, os.Stderr)
 	case "echo":
 		fmt.Fprintln(os.Stderr, "echo server: starting")
 		if err := echoServer().Run(ctx, &mcp.StdioTransport{}); err != nil {
