@@ -24,6 +24,9 @@ func splitSentences(text string) []string {
 			emit(i + 1)
 		case '.', '!', '?', ';':
 			if i+1 >= len(rs) || unicode.IsSpace(rs[i+1]) {
+				if r == '.' && abbreviation(rs[start:i]) {
+					continue
+				}
 				emit(i + 1)
 			}
 		}
@@ -32,6 +35,19 @@ func splitSentences(text string) []string {
 		emit(len(rs))
 	}
 	return out
+}
+
+var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "approx": true, "incl": true, "no": true, "z.b": true, "bzw": true, "p.ej": true, "ex": true, "eg": true, "ie": true}
+
+// abbreviation reports whether the word before a period is a common
+// abbreviation, so "e.g. X" stays in one sentence.
+func abbreviation(before []rune) bool {
+	j := len(before)
+	i := j
+	for i > 0 && !unicode.IsSpace(before[i-1]) && before[i-1] != '(' {
+		i--
+	}
+	return abbreviations[strings.ToLower(string(before[i:j]))]
 }
 
 // imperativeVerbs open a clause that gives an order ("Send ...", "Do not
@@ -128,11 +144,27 @@ var (
 // markers someone wants inserted.
 var standards = map[string]bool{"ISO": true, "RFC": true, "SHA": true, "AES": true, "UTF": true, "HTTP": true, "TLS": true, "CVE": true, "IPV": true, "MD": true, "ES": true, "ECMA": true, "PEP": true, "GPT": true}
 
+// exampleMarkers introduce a code as an illustration of a format rather
+// than as a value to insert.
+var exampleMarkers = []string{"e.g.", "eg.", "for example", "for instance", "such as", "like", "example", "i.e.", "z.b.", "por ejemplo",
+	"par exemple", "zum beispiel", "por exemplo", "например", "例如", "比如", "例えば", "look like", "looks like", "format"}
+
 func hasLiteralCode(s string) bool {
-	for _, m := range literalRe.FindAllStringSubmatch(s, -1) {
-		code := m[1]
+	for _, m := range literalRe.FindAllStringSubmatchIndex(s, -1) {
+		code := s[m[2]:m[3]]
 		letters := strings.TrimRightFunc(code, func(r rune) bool { return r == '-' || unicode.IsDigit(r) })
-		if !standards[letters] {
+		if standards[letters] {
+			continue
+		}
+		before := strings.ToLower(s[max(0, m[2]-24):m[2]])
+		example := false
+		for _, e := range exampleMarkers {
+			if strings.Contains(before, e) {
+				example = true
+				break
+			}
+		}
+		if !example {
 			return true
 		}
 	}
