@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -120,7 +122,16 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 	if err != nil {
 		return rec, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	servers, closeAll, err := startServers(ctx, env, world, tk, t, p, tw)
+	var stateDir string
+	var stateFiles []string
+	if env.Transport == "stdio" {
+		stateDir, err = os.MkdirTemp("", "mcpsec-trial-")
+		if err != nil {
+			return rec, fmt.Errorf("state dir: %w", err)
+		}
+		defer os.RemoveAll(stateDir)
+	}
+	servers, closeAll, err := startServers(ctx, env, world, tk, t, p, tw, stateDir, &stateFiles)
 	if err != nil {
 		closeAll()
 		return fail("server", err)
@@ -132,6 +143,15 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 	})
 	closeAll()
 	after := world.Snapshot()
+	if env.Transport == "stdio" {
+		// Each subprocess kept its own world; the trial's final state is
+		// their union (notes from the servers that hold notes, every
+		// server's sink records).
+		after, err = mergeStates(before, stateFiles)
+		if err != nil && out.Err == nil {
+			out.Err = &agent.TrialError{Kind: agent.ErrKindServer, Err: err}
+		}
+	}
 	if cerr := tw.Close(); cerr != nil {
 		return rec, cerr
 	}
@@ -172,7 +192,7 @@ func buildModel(env Env, t Trial, tk *task.Task, goal *task.Goal, p *payload.Pay
 }
 
 // startServers builds the trial's fixture servers and connects to them.
-func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.Task, t Trial, p *payload.Payload, tw *trace.Writer) ([]agent.Server, func(), error) {
+func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.Task, t Trial, p *payload.Payload, tw *trace.Writer, stateDir string, stateFiles *[]string) ([]agent.Server, func(), error) {
 	var conns []*mcpconn.Conn
 	closeAll := func() {
 		for _, c := range conns {
@@ -204,9 +224,14 @@ func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.T
 		var err error
 		switch env.Transport {
 		case "stdio":
-			argv := append(append([]string(nil), env.StdioCommand...), "--server-name", d.cfg.Name)
-			_ = argv
-			return nil, closeAll, errors.New("stdio fixtures: not wired yet")
+			if len(env.StdioCommand) == 0 {
+				return nil, closeAll, errors.New("stdio fixtures need the mcpsec command that serves them")
+			}
+			argv := append(append([]string(nil), env.StdioCommand...), stdioArgs(d.cfg, d.shadow, p)...)
+			statePath := filepath.Join(stateDir, d.cfg.Name+".json")
+			argv = append(argv, "--state-out", statePath)
+			*stateFiles = append(*stateFiles, statePath)
+			c, err = mcpconn.Connect(ctx, mcpconn.Source{Name: d.cfg.Name, Command: argv}, opts)
 		default:
 			var srv *mcp.Server
 			if d.shadow {
@@ -215,11 +240,9 @@ func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.T
 				srv = fixture.NewServer(world, d.cfg)
 			}
 			ct, st := mcp.NewInMemoryTransports()
-			ss, serr := srv.Connect(ctx, st, nil)
-			if serr != nil {
+			if _, serr := srv.Connect(ctx, st, nil); serr != nil {
 				return nil, closeAll, fmt.Errorf("start fixture %s: %w", d.cfg.Name, serr)
 			}
-			_ = ss
 			c, err = mcpconn.Connect(ctx, mcpconn.Source{Name: d.cfg.Name, Transport: ct}, opts)
 		}
 		if err != nil {
@@ -232,6 +255,63 @@ func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.T
 		servers = append(servers, connServer{c})
 	}
 	return servers, closeAll, nil
+}
+
+// stdioArgs are the "fixture serve" flags that reproduce a server config
+// in a subprocess.
+func stdioArgs(cfg fixture.ServerConfig, shadow bool, p *payload.Payload) []string {
+	args := []string{"--name", cfg.Name}
+	switch {
+	case shadow:
+		args = append(args, "--server", "shadow", "--payload", p.ID)
+	case cfg.Attack != nil:
+		args = append(args, "--server", "poisoned", "--class", cfg.Attack.Class, "--payload", cfg.Attack.Payload.ID)
+		if cfg.Attack.RugMode != "" {
+			args = append(args, "--rug-mode", cfg.Attack.RugMode)
+		}
+		if cfg.Attack.CarrierTool != "" {
+			args = append(args, "--carrier-tool", cfg.Attack.CarrierTool)
+		}
+	default:
+		args = append(args, "--server", "benign")
+	}
+	if len(cfg.Tools) > 0 && !shadow {
+		args = append(args, "--tools", strings.Join(cfg.Tools, ","))
+	}
+	return args
+}
+
+// mergeStates joins the final states written by fixture subprocesses.
+func mergeStates(before fixture.State, files []string) (fixture.State, error) {
+	after := fixture.State{Users: before.Users}
+	notesSeen := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return before, fmt.Errorf("fixture state %s: %w", filepath.Base(f), err)
+		}
+		var st fixture.State
+		if err := json.Unmarshal(b, &st); err != nil {
+			return before, fmt.Errorf("fixture state %s: %w", filepath.Base(f), err)
+		}
+		// Only a server with note tools can change notes; two that do
+		// would make the union ambiguous.
+		if !maps.Equal(st.Notes, before.Notes) {
+			if notesSeen {
+				return before, fmt.Errorf("fixture state: two servers changed notes")
+			}
+			after.Notes = st.Notes
+			notesSeen = true
+		}
+		for _, e := range st.Exports {
+			e.Seq = len(after.Exports) + 1
+			after.Exports = append(after.Exports, e)
+		}
+	}
+	if !notesSeen {
+		after.Notes = maps.Clone(before.Notes)
+	}
+	return after, nil
 }
 
 // connServer adapts an mcpconn connection to the agent's Server.
