@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"encoding/json"
 	"sort"
 )
 
@@ -22,12 +23,41 @@ type Finding struct {
 	Evidence string `json:"evidence"`
 }
 
-// MarshalJSON renders an empty Tool as null, as the JSON contract says.
-func (f Finding) jsonTool() any {
-	if f.Tool == "" {
-		return nil
+// MarshalJSON writes the contract's field order and renders an empty Tool
+// as null.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	var tool *string
+	if f.Tool != "" {
+		tool = &f.Tool
 	}
-	return f.Tool
+	return json.Marshal(struct {
+		RuleID   string   `json:"rule_id"`
+		Severity Severity `json:"severity"`
+		Tool     *string  `json:"tool"`
+		Location string   `json:"location"`
+		Message  string   `json:"message"`
+		Evidence string   `json:"evidence"`
+	}{f.RuleID, f.Severity, tool, f.Location, f.Message, f.Evidence})
+}
+
+// UnmarshalJSON reads a finding written by MarshalJSON.
+func (f *Finding) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		RuleID   string   `json:"rule_id"`
+		Severity Severity `json:"severity"`
+		Tool     *string  `json:"tool"`
+		Location string   `json:"location"`
+		Message  string   `json:"message"`
+		Evidence string   `json:"evidence"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*f = Finding{RuleID: raw.RuleID, Severity: raw.Severity, Location: raw.Location, Message: raw.Message, Evidence: raw.Evidence}
+	if raw.Tool != nil {
+		f.Tool = *raw.Tool
+	}
+	return nil
 }
 
 // ServerReport is the verdict on one server.

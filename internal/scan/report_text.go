@@ -1,0 +1,77 @@
+package scan
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiBlue   = "\x1b[34m"
+	ansiDim    = "\x1b[2m"
+)
+
+func severityColor(s Severity) string {
+	switch s {
+	case Critical, High:
+		return ansiRed
+	case Medium:
+		return ansiYellow
+	case Low:
+		return ansiBlue
+	}
+	return ansiDim
+}
+
+// WriteText writes a report for people. color adds ANSI colors; callers
+// enable it only when writing to a terminal.
+func WriteText(w io.Writer, rep Report, color bool) error {
+	bw := bufio.NewWriter(w)
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	for i, s := range rep.Servers {
+		if i > 0 {
+			fmt.Fprintln(bw)
+		}
+		counts := map[Severity]int{}
+		for _, f := range s.Findings {
+			counts[f.Severity]++
+		}
+		var parts []string
+		for sev := Critical; sev >= Info; sev-- {
+			if counts[sev] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", counts[sev], sev))
+			}
+		}
+		summary := "no findings"
+		if len(parts) > 0 {
+			summary = strings.Join(parts, ", ")
+		}
+		fmt.Fprintf(bw, "%s  grade %s (%d/100)  %s\n", paint(ansiBold, "server "+s.Name), paint(ansiBold, s.Grade), s.Score, summary)
+		for _, f := range s.Findings {
+			where := f.Location
+			if f.Tool != "" {
+				where = "tool " + f.Tool + " " + f.Location
+			}
+			fmt.Fprintf(bw, "  %s %s  %s\n", paint(severityColor(f.Severity), fmt.Sprintf("%-8s", strings.ToUpper(f.Severity.String()))), f.RuleID, where)
+			fmt.Fprintf(bw, "           %s\n", f.Message)
+			if f.Evidence != "" {
+				ev := strings.ReplaceAll(f.Evidence, "\n", "\n             ")
+				fmt.Fprintf(bw, "           %s %s\n", paint(ansiDim, "evidence:"), ev)
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write text report: %w", err)
+	}
+	return nil
+}
