@@ -98,12 +98,9 @@ func Connect(ctx context.Context, src Source, opts Options) (*Conn, error) {
 		// An empty capability set: mcpsec offers no roots, sampling or
 		// elicitation to servers under test.
 		Capabilities: &mcp.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case c.changed <- struct{}{}:
-			default:
-			}
-		},
+		// Only reached on streamable HTTP; tapped connections signal
+		// list changes before the SDK sees them.
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.signalListChanged() },
 	})
 	cctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
 	defer cancel()
@@ -140,7 +137,17 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	t.conn.tap = newTap(inner, t.conn.opts.MaxJSONDepth)
+	t.conn.tap.onListChanged = t.conn.signalListChanged
 	return t.conn.tap, nil
+}
+
+// signalListChanged coalesces: one pending signal stands for any number
+// of notifications.
+func (c *Conn) signalListChanged() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
 }
 
 // Name is the server's name as given in the Source.

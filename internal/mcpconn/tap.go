@@ -44,6 +44,9 @@ func withSlot(ctx context.Context, s *rawSlot) context.Context {
 type tapConn struct {
 	inner    mcp.Connection
 	maxDepth int
+	// onListChanged is called (on the read goroutine, so it must not
+	// block) for each notifications/tools/list_changed.
+	onListChanged func()
 
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]*rawSlot
@@ -98,8 +101,18 @@ func (t *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			return m, nil
 		case *jsonrpc.Request:
+			if !m.IsCall() {
+				// mcpsec acts on no server notification except
+				// tools/list_changed, which the tap signals itself. Handing
+				// the rest to the SDK would let a flooding server grow its
+				// handler queue without bound (75 MiB in a second, measured).
+				if m.Method == "notifications/tools/list_changed" && t.onListChanged != nil {
+					t.onListChanged()
+				}
+				continue
+			}
 			if len(m.Params) > 0 && t.check(m.Params) != nil {
-				continue // a hostile notification is dropped, not decoded
+				continue // a hostile request is dropped, not decoded
 			}
 			return m, nil
 		default:

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,7 +24,7 @@ import (
 type lineConn struct {
 	lines *lineReader
 	rc    io.Closer
-	wc    io.WriteCloser
+	wc    *os.File
 
 	wmu  sync.Mutex
 	wbuf []byte
@@ -126,6 +128,12 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	// A server that stops reading its stdin would otherwise block this
+	// write (and the caller's deadline with it) once the pipe is full.
+	if d, ok := ctx.Deadline(); ok {
+		_ = c.wc.SetWriteDeadline(d)
+		defer c.wc.SetWriteDeadline(time.Time{})
+	}
 	// One write per message keeps lines whole even if the peer reads
 	// byte by byte.
 	c.wbuf = append(append(c.wbuf[:0], data...), '\n')
