@@ -191,11 +191,13 @@ func (r *Recording) wrap(hc *http.Client) *http.Client {
 // once and on a Recording no model used.
 func (r *Recording) Stop() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.rec == nil {
-		return r.err
+	rec, recErr := r.rec, r.err
+	r.mu.Unlock()
+	// The save hooks take r.mu, so the recorder is stopped unlocked.
+	if rec == nil {
+		return recErr
 	}
-	err := r.rec.Stop()
+	err := rec.Stop()
 	if err != nil {
 		return fmt.Errorf("recording %s: %w", r.Path(), err)
 	}
