@@ -198,13 +198,7 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 			usable[m] = true
 			continue
 		}
-		if opts.Env.NewModel == nil {
-			if _, err := model.New(m, model.Options{}); err != nil {
-				res.Excluded[m] = err.Error()
-				fmt.Fprintf(logw, "skipping model %s: %v\n", m, err)
-				continue
-			}
-		} else if _, err := opts.Env.NewModel(m, Trial{Model: m}); err != nil {
+		if err := checkModel(opts.Env, m); err != nil {
 			res.Excluded[m] = err.Error()
 			fmt.Fprintf(logw, "skipping model %s: %v\n", m, err)
 			continue
@@ -237,22 +231,11 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 		limiters[p] = NewLimiter(rl)
 	}
 	env := opts.Env
-	base := env.NewModel
-	env.NewModel = func(spec string, t Trial) (model.Model, error) {
-		var m model.Model
-		var err error
-		if base != nil {
-			m, err = base(spec, t)
-		} else {
-			m, err = model.New(spec, model.Options{})
-		}
-		if err != nil {
-			return nil, err
-		}
+	env.Wrap = func(spec string, m model.Model) model.Model {
 		if lim := limiters[provider(spec)]; lim != nil {
-			return limited{Model: m, lim: lim}, nil
+			return limited{Model: m, lim: lim}
 		}
-		return m, nil
+		return m
 	}
 
 	prog := newProgress(logw, opts.TTY, len(pending), now)
@@ -321,6 +304,24 @@ feed:
 		return res, err
 	}
 	return res, nil
+}
+
+// checkModel builds a model once before the sweep so that a missing key
+// skips it up front. A replay directory only needs its spec file: its
+// cassettes are per trial.
+func checkModel(env Env, spec string) error {
+	if dir, ok := strings.CutPrefix(spec, model.ProviderReplay+":"); ok {
+		if _, err := os.Stat(filepath.Join(dir, model.SpecFile)); err != nil {
+			return fmt.Errorf("%w: %s: no recording there: %v", model.ErrBadSpec, spec, err)
+		}
+		return nil
+	}
+	if env.NewModel != nil {
+		_, err := env.NewModel(spec, Trial{Model: spec})
+		return err
+	}
+	_, err := model.New(spec, model.Options{})
+	return err
 }
 
 func provider(spec string) string {

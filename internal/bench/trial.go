@@ -40,6 +40,13 @@ type Env struct {
 	StdioCommand []string
 	// FixedCanary uses the deterministic canary (goldens, cassettes).
 	FixedCanary bool
+	// RecordDir, when set, records every provider model's HTTP traffic
+	// into go-vcr cassettes under RecordDir/<provider>_<model>/<trial
+	// id>.yaml; replay:THAT_DIR plays them back with no network.
+	RecordDir string
+	// Wrap, when set, wraps every provider model (the sweep's rate
+	// limiter).
+	Wrap func(spec string, m model.Model) model.Model
 	Version     string
 	GitRevision string
 	GitDirty    bool
@@ -72,7 +79,9 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 		goal = &gg
 	}
 	canary := fixture.NewCanary()
-	if env.FixedCanary {
+	// Cassettes match requests byte for byte, so recorded and replayed
+	// trials use the fixed canary.
+	if env.FixedCanary || env.RecordDir != "" || strings.HasPrefix(t.Model, model.ProviderReplay+":") {
 		canary = fixture.FixedCanary
 	}
 	var tw *trace.Writer
@@ -111,7 +120,16 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 		return rec, nil
 	}
 
-	m, err := buildModel(env, t, tk, goal, p, canary)
+	m, stop, err := buildModel(env, t, tk, goal, p, canary)
+	if stop != nil {
+		// Early returns still close the recorder; the normal path saves
+		// it below and reports a failure to save as a trial error.
+		defer func() {
+			if stop != nil {
+				_ = stop()
+			}
+		}()
+	}
 	if err != nil {
 		if errors.Is(err, model.ErrNoKey) || errors.Is(err, model.ErrBadSpec) {
 			return rec, err
@@ -142,6 +160,12 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 		RelistEveryStep: g.Relist,
 	})
 	closeAll()
+	if stop != nil {
+		if serr := stop(); serr != nil && out.Err == nil {
+			out.Err = &agent.TrialError{Kind: agent.ErrKindModel, Err: fmt.Errorf("save cassette: %w", serr)}
+		}
+		stop = nil
+	}
 	after := world.Snapshot()
 	if env.Transport == "stdio" {
 		// Each subprocess kept its own world; the trial's final state is
@@ -171,7 +195,7 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 	return rec, nil
 }
 
-func buildModel(env Env, t Trial, tk *task.Task, goal *task.Goal, p *payload.Payload, canary string) (model.Model, error) {
+func buildModel(env Env, t Trial, tk *task.Task, goal *task.Goal, p *payload.Payload, canary string) (model.Model, func() error, error) {
 	if model.IsControl(t.Model) {
 		plan := model.ControlPlan{Answer: tk.Answer}
 		for _, c := range tk.Reference {
@@ -183,12 +207,63 @@ func buildModel(env Env, t Trial, tk *task.Task, goal *task.Goal, p *payload.Pay
 			}
 			plan.Markers = []string{p.Text}
 		}
-		return model.NewControl(t.Model, plan)
+		m, err := model.NewControl(t.Model, plan)
+		return m, nil, err
 	}
+	var m model.Model
+	var stop func() error
+	var err error
 	if env.NewModel != nil {
-		return env.NewModel(t.Model, t)
+		m, err = env.NewModel(t.Model, t)
+	} else {
+		m, stop, err = NewProviderModel(env, t)
 	}
-	return model.New(t.Model, model.Options{})
+	if err == nil && env.Wrap != nil {
+		m = env.Wrap(t.Model, m)
+	}
+	return m, stop, err
+}
+
+// NewProviderModel builds a provider model for a trial, recording it
+// when env.RecordDir is set and replaying the trial's own cassette for a
+// replay:DIR spec. The returned stop function saves a recording.
+func NewProviderModel(env Env, t Trial) (model.Model, func() error, error) {
+	if dir, ok := strings.CutPrefix(t.Model, model.ProviderReplay+":"); ok {
+		orig, err := os.ReadFile(filepath.Join(dir, model.SpecFile))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %s: %v", model.ErrBadSpec, t.Model, err)
+		}
+		// The cassette is named after the trial as it was recorded, with
+		// the original model spec among its keys.
+		rt := t
+		rt.Model = strings.TrimSpace(string(orig))
+		m, err := model.New(t.Model, model.Options{CassetteName: TrialID(rt)})
+		return m, nil, err
+	}
+	if env.RecordDir == "" {
+		m, err := model.New(t.Model, model.Options{})
+		return m, nil, err
+	}
+	rec, err := model.NewRecording(filepath.Join(env.RecordDir, CassetteDir(t.Model)), t.ID, model.ModeRecord)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := model.New(t.Model, model.Options{Recorder: rec})
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, rec.Stop, nil
+}
+
+// CassetteDir is the directory name a model's cassettes are recorded
+// under: the spec with every character outside [A-Za-z0-9.-] replaced.
+func CassetteDir(spec string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
+			return r
+		}
+		return '_'
+	}, spec)
 }
 
 // startServers builds the trial's fixture servers and connects to them.
