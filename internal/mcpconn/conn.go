@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,6 +67,10 @@ func Connect(ctx context.Context, src Source, opts Options) (*Conn, error) {
 	if name == "" {
 		name = sourceLabel(src)
 	}
+	if !slices.Contains(mcp.SupportedProtocolVersions(), opts.ProtocolVersion) {
+		return nil, &Error{Server: name, Op: "connect", Err: fmt.Errorf("%w: protocol version %q is not one of %s",
+			ErrInvalidOption, opts.ProtocolVersion, strings.Join(mcp.SupportedProtocolVersions(), ", "))}
+	}
 	c := &Conn{name: name, opts: opts, changed: make(chan struct{}, 1)}
 
 	var t mcp.Transport
@@ -90,7 +95,7 @@ func Connect(ctx context.Context, src Source, opts Options) (*Conn, error) {
 	case src.Transport != nil:
 		t = &tapTransport{inner: src.Transport, conn: c}
 	default:
-		return nil, &Error{Server: name, Op: "connect", Err: errors.New("source has no command, URL or transport")}
+		return nil, &Error{Server: name, Op: "connect", Err: fmt.Errorf("%w: source has no command, URL or transport", ErrInvalidOption)}
 	}
 
 	client := mcp.NewClient(clientInfo, &mcp.ClientOptions{

@@ -260,6 +260,9 @@ func TestSessionKeepsServerIdentity(t *testing.T) {
 	s := mcpconn.NewSession()
 	s.Add(a)
 	s.Add(b)
+	if s.Conn("alpha") != a || s.Conn("stdio-echo") != b || s.Conn("nope") != nil {
+		t.Errorf("Conn lookup by name is wrong")
+	}
 	lists, err := s.ListAll(context.Background())
 	if err != nil {
 		t.Fatalf("ListAll: %v", err)
@@ -293,12 +296,17 @@ func TestConnectBadSource(t *testing.T) {
 		src  mcpconn.Source
 		want error
 	}{
-		{"empty", mcpconn.Source{Name: "nothing"}, nil},
+		{"empty", mcpconn.Source{Name: "nothing"}, mcpconn.ErrInvalidOption},
+		{"unknown protocol version", mcpconn.Source{Name: "future", Command: []string{"/bin/true"}}, mcpconn.ErrInvalidOption},
 		{"missing binary", mcpconn.Source{Name: "ghost", Command: []string{"/nonexistent/mcp-server"}}, mcpconn.ErrServerExited},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := mcpconn.Connect(context.Background(), tc.src, mcpconn.DefaultOptions())
+			opts := mcpconn.DefaultOptions()
+			if tc.name == "unknown protocol version" {
+				opts.ProtocolVersion = "2099-01-01"
+			}
+			_, err := mcpconn.Connect(context.Background(), tc.src, opts)
 			if err == nil {
 				t.Fatal("Connect succeeded")
 			}

@@ -27,6 +27,9 @@ var (
 	// Options.MaxMessageBytes; the connection is closed because the rest of
 	// the stream can no longer be framed safely.
 	ErrMessageTooLarge = errors.New("message too large")
+	// ErrInvalidOption means the caller's Source or Options cannot work
+	// (for example an unknown protocol version); nothing was started.
+	ErrInvalidOption = errors.New("invalid option")
 )
 
 // Error says which server and which operation failed. Op is "connect",

@@ -95,3 +95,7 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// SupportedProtocolVersions lists the versions Options.ProtocolVersion may
+// take, newest first (those the go-sdk implements).
+func SupportedProtocolVersions() []string { return mcp.SupportedProtocolVersions() }

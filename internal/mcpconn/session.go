@@ -42,6 +42,18 @@ func (s *Session) Conns() []*Conn {
 	return append([]*Conn(nil), s.conns...)
 }
 
+// Conn returns the connection whose Name is name, or nil.
+func (s *Session) Conn(name string) *Conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
+}
+
 // ListAll lists every server's tools concurrently. Results keep the order
 // of Conns. If some servers fail, the others' lists are still returned
 // alongside the joined errors (each naming its server).
