@@ -374,3 +374,59 @@ func TestOpenAITemperature(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiEchoesThoughtSignature checks that the model turn goes back
+// verbatim (thought signature included) and that ids this package made up
+// never reach the API.
+func TestGeminiEchoesThoughtSignature(t *testing.T) {
+	w := wires()[2]
+	f := newFakeProvider(t, w.authHeader, reply{status: 200, body: w.toolCall}, reply{status: 200, body: w.text})
+	m := newTestModel(t, w, f, &sleepLog{}, nil)
+	req := sampleRequest()
+	r1, err := m.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Messages = append(req.Messages,
+		Message{Role: RoleAssistant, Content: r1.Content, ToolCalls: r1.ToolCalls, Raw: r1.Raw},
+		Message{Role: RoleTool, ToolCallID: r1.ToolCalls[0].ID, Content: "denied", IsError: true})
+	if _, err := m.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Contents []struct {
+			Role  string           `json:"role"`
+			Parts []map[string]any `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(f.requests()[1].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	n := len(body.Contents)
+	model, results := body.Contents[n-2], body.Contents[n-1]
+	if model.Role != "model" || model.Parts[1]["thoughtSignature"] != "c2lnLTE=" {
+		t.Errorf("model turn not echoed verbatim: %+v", model)
+	}
+	fr, _ := results.Parts[0]["functionResponse"].(map[string]any)
+	if fr == nil || fr["name"] != "list_notes" || fr["id"] != nil {
+		t.Errorf("function response = %v, want name list_notes and no synthetic id", results.Parts[0])
+	}
+	if resp, _ := fr["response"].(map[string]any); resp["error"] != "denied" {
+		t.Errorf("error result should use the documented \"error\" key: %v", fr["response"])
+	}
+}
+
+// TestAnthropicToolResultError checks is_error reaches the API.
+func TestAnthropicToolResultError(t *testing.T) {
+	w := wires()[0]
+	f := newFakeProvider(t, w.authHeader, reply{status: 200, body: w.text})
+	m := newTestModel(t, w, f, &sleepLog{}, nil)
+	req := sampleRequest()
+	req.Messages[2].IsError = true
+	if _, err := m.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(f.requests()[0].Body), `"is_error":true`) {
+		t.Errorf("is_error not sent: %s", f.requests()[0].Body)
+	}
+}

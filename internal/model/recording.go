@@ -174,7 +174,11 @@ func (r *Recording) wrap(hc *http.Client) *http.Client {
 			recorder.WithSkipRequestLatency(true),
 			recorder.WithHook(r.scrubInteraction, recorder.AfterCaptureHook),
 			recorder.WithHook(r.scrubInteraction, recorder.BeforeSaveHook),
-			recorder.WithHook(noReplayWait, recorder.BeforeResponseReplayHook),
+		}
+		if r.Mode == ModeReplay {
+			// go-vcr runs this hook in record mode too (on the live
+			// answer), where Retry-After must be honoured as sent.
+			opts = append(opts, recorder.WithHook(noReplayWait, recorder.BeforeResponseReplayHook))
 		}
 		r.rec, r.err = recorder.New(strings.TrimSuffix(r.Path(), ".yaml"), opts...)
 	}

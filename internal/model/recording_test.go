@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
@@ -48,10 +49,15 @@ func TestRecordThenReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			live := newTestModel(t, w, f, &sleepLog{}, func(o *Options) { o.Recorder = rec })
+			liveSleep := &sleepLog{}
+			live := newTestModel(t, w, f, liveSleep, func(o *Options) { o.Recorder = rec })
 			want, err := conversation(context.Background(), live)
 			if err != nil {
 				t.Fatalf("live run: %v", err)
+			}
+			// Recording must not change what the live run honours.
+			if got := liveSleep.waits(); len(got) != 1 || got[0] != 30*time.Second {
+				t.Errorf("live waits = %v, want [30s]", got)
 			}
 			if err := rec.Stop(); err != nil {
 				t.Fatal(err)
@@ -77,6 +83,10 @@ func TestRecordThenReplay(t *testing.T) {
 						t.Errorf("%s still records header %s", e.Name(), h)
 					}
 				}
+			}
+			cas, _ := os.ReadFile(rec.Path())
+			if !strings.Contains(string(cas), "Retry-After:\n                - \"30\"") {
+				t.Errorf("cassette lost the recorded Retry-After:\n%s", cas)
 			}
 			spec, _ := os.ReadFile(filepath.Join(dir, SpecFile))
 			if strings.TrimSpace(string(spec)) != w.spec {
