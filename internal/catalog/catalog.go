@@ -213,6 +213,9 @@ func positionError(name string, data []byte, err error) error {
 	}
 	if errors.Is(err, errEOF(err)) || off < 0 {
 		off = int64(len(data))
+	} else if errors.As(err, &se) && off > 0 && off < int64(len(data)) {
+		// A syntax error's offset counts the offending byte; point at it.
+		off--
 	}
 	line, col := LineCol(data, off)
 	msg := err.Error()

@@ -185,18 +185,22 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		if !r.structural() || !r.appliesTo(part) {
 			continue
 		}
+		// A single sentence is the better evidence; pairs are the fallback.
+		ev := ""
 		for i := range sents {
-			ev := ""
-			switch {
-			case r.matches(feats[i]):
+			if r.matches(feats[i]) {
 				ev = sents[i]
-			case r.Window && i+1 < len(sents) && r.matches(feats[i]|feats[i+1]):
+				break
+			}
+		}
+		for i := 0; ev == "" && r.Window && i+1 < len(sents); i++ {
+			if r.matches(feats[i] | feats[i+1]) {
 				ev = sents[i] + " " + sents[i+1]
 			}
-			if ev != "" && !seen[r.ID] {
-				seen[r.ID] = true
-				out = append(out, match{rule: r, evidence: ev})
-			}
+		}
+		if ev != "" && !seen[r.ID] {
+			seen[r.ID] = true
+			out = append(out, match{rule: r, evidence: ev})
 		}
 	}
 	return out
@@ -253,7 +257,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	for _, n := range p.notes {
 		r := RuleByID(n.rule)
 		sev := n.severity
-		msg := fmt.Sprintf("%s (%d characters)", r.Description, n.count)
+		msg := fmt.Sprintf("%s Count: %d.", r.Description, n.count)
 		if ms := hiddenHits[n.rule]; len(ms) > 0 {
 			sev = Critical
 			msg += "; the hidden text gives instructions"
@@ -268,7 +272,11 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 				msg += "; the disguised text gives instructions"
 			}
 		}
-		out = append(out, mk(r, sev, msg, n.decoded))
+		ev := n.decoded
+		if n.rule == "hidden.zero_width" || n.rule == "hidden.bidi" {
+			ev = u.text // shown with the invisible characters spelled out
+		}
+		out = append(out, mk(r, sev, msg, ev))
 	}
 	// Encoded variants: report what the decoding reveals beyond the plain
 	// reading.

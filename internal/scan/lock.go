@@ -104,7 +104,7 @@ func ParseLock(name string, data []byte) (*Lockfile, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case asErr(err, &se):
-			off = se.Offset
+			off = max(0, se.Offset-1)
 		case asErr(err, &te):
 			off = te.Offset
 		}

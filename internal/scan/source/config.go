@@ -119,7 +119,7 @@ func syntaxErr(name string, data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		off = max(0, se.Offset-1)
 	case errors.As(err, &te):
 		off = te.Offset
 	}
