@@ -19,15 +19,14 @@ import (
 type FakeProvider struct {
 	// Latency is added to every answered request.
 	Latency time.Duration
-	// RPM is the limit; Window is the fixed window it is counted over
+	// RPM is the limit; Window is the sliding window it is counted over
 	// (a minute by default; tests use shorter windows scaled to the
 	// same rate). Requests over the limit get 429 with Retry-After.
 	RPM    int
 	Window time.Duration
 
 	mu          sync.Mutex
-	windowStart time.Time
-	inWindow    int
+	recent      []time.Time // admitted requests inside the window
 	first, last time.Time
 
 	Served   atomic.Int64
@@ -49,22 +48,23 @@ func (f *FakeProvider) perWindow() int {
 	return n
 }
 
-// admit counts a request against the current window, or says how long
-// until the next window opens.
+// admit counts a request against the sliding window, or says how long
+// until the oldest request in it leaves.
 func (f *FakeProvider) admit(now time.Time) (bool, time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.RPM <= 0 {
 		return true, 0
 	}
-	if now.Sub(f.windowStart) >= f.window() {
-		f.windowStart = now
-		f.inWindow = 0
+	cut := 0
+	for cut < len(f.recent) && now.Sub(f.recent[cut]) >= f.window() {
+		cut++
 	}
-	if f.inWindow >= f.perWindow() {
-		return false, f.window() - now.Sub(f.windowStart)
+	f.recent = f.recent[cut:]
+	if len(f.recent) >= f.perWindow() {
+		return false, f.window() - now.Sub(f.recent[0])
 	}
-	f.inWindow++
+	f.recent = append(f.recent, now)
 	if f.first.IsZero() {
 		f.first = now
 	}

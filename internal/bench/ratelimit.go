@@ -84,17 +84,71 @@ func (b *Bucket) Refund(n float64) {
 	b.mu.Unlock()
 }
 
-// Limiter holds one provider's request and token buckets.
+// Pacer spaces requests evenly at a rate per minute. Each caller
+// reserves the next free slot and sleeps until it, so a goroutine that
+// wakes late does not push back the ones behind it: the schedule, not
+// the wake-ups, sets the rate.
+type Pacer struct {
+	mu       sync.Mutex
+	interval time.Duration
+	next     time.Time
+	now      func() time.Time
+}
+
+// PaceMargin is the share of a provider's limit a sweep aims for: the
+// rest absorbs network jitter that would otherwise put two requests
+// into one window slot and draw a 429.
+const PaceMargin = 0.98
+
+// NewPacer paces perMinute requests a minute (times PaceMargin); 0 or
+// less means unlimited (nil).
+func NewPacer(perMinute int) *Pacer {
+	if perMinute <= 0 {
+		return nil
+	}
+	return &Pacer{interval: time.Duration(float64(time.Minute) / (float64(perMinute) * PaceMargin)), now: time.Now}
+}
+
+// Wait blocks until the caller's slot or until ctx ends (the slot is then
+// lost, which only slows the sweep).
+func (p *Pacer) Wait(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	now := p.now()
+	slot := p.next
+	if slot.Before(now) {
+		slot = now
+	}
+	p.next = slot.Add(p.interval)
+	p.mu.Unlock()
+	d := slot.Sub(now)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Limiter holds one provider's request pacer and token bucket.
 type Limiter struct {
-	Requests *Bucket
+	Requests *Pacer
 	Tokens   *Bucket
 }
 
-// NewLimiter builds a limiter from a rate limit. The request burst is
-// kept small so that concurrency cannot front-load a minute's budget.
+// NewLimiter builds a limiter from a rate limit. Requests are paced
+// evenly: against a provider that counts a sliding window, any burst
+// above the steady rate is exactly what draws 429s. Tokens may burst one
+// second's worth.
 func NewLimiter(rl RateLimit) *Limiter {
-	burst := rl.RPM / 20
-	return &Limiter{Requests: NewBucket(rl.RPM, burst), Tokens: NewBucket(rl.TPM, rl.TPM/4)}
+	return &Limiter{Requests: NewPacer(rl.RPM), Tokens: NewBucket(rl.TPM, rl.TPM/60)}
 }
 
 // limited wraps a model so that each request waits for its provider's
@@ -106,7 +160,7 @@ type limited struct {
 }
 
 func (l limited) Complete(ctx context.Context, req model.Request) (model.Response, error) {
-	if err := l.lim.Requests.Wait(ctx, 1); err != nil {
+	if err := l.lim.Requests.Wait(ctx); err != nil {
 		return model.Response{}, err
 	}
 	est := float64(estimateTokens(req))

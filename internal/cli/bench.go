@@ -22,7 +22,7 @@ func init() { register(newBenchCmd) }
 
 // benchFlags are shared by bench and demo.
 type benchFlags struct {
-	config, out, resume, arms, shard, format, transport string
+	config, out, resume, arms, shard, format, transport, record string
 	models                                              []string
 	concurrency, limit, perClass, sample                int
 	dryRun, retryErrors                                 bool
@@ -82,6 +82,7 @@ func addBenchFlags(cmd *cobra.Command, bf *benchFlags) {
 	f.IntVar(&bf.limit, "limit", 0, "run at most N trials, sampled round-robin across cells")
 	f.IntVar(&bf.perClass, "limit-per-class", 0, "run at most N trials per (model, arm, class)")
 	f.StringVar(&bf.transport, "transport", "", "fixture transport: memory (in-process) or stdio (subprocesses)")
+	f.StringVar(&bf.record, "record", "", "record provider traffic into cassettes under this directory (replay later with --model replay:DIR/<model dir>)")
 }
 
 func loadGrid(bf benchFlags, concurrencySet bool) (bench.Grid, error) {
@@ -183,6 +184,7 @@ func sweepAndReport(ctx context.Context, env *Env, g bench.Grid, out string, bf 
 	if err != nil {
 		return bench.Result{}, inputErr(err)
 	}
+	benv.RecordDir = bf.record
 	fmt.Fprintf(env.Stderr, "run directory: %s\n", out)
 	res, err := bench.Sweep(ctx, bench.Options{
 		Grid: g, Out: out, Resume: bf.resume != "", RetryErrors: bf.retryErrors, Shard: shard,

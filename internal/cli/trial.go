@@ -21,6 +21,7 @@ func newTrialCmd(env *Env) *cobra.Command {
 		format  string
 		tracef  string
 		fixed   bool
+		record  string
 		steps   int
 		tokens  int
 		tempVal float64
@@ -74,7 +75,7 @@ register's payload for the class and objective is used.`,
 				g.Temperature = &tempVal
 			}
 			v, rev, dirty := BuildInfo()
-			benv := bench.Env{Transport: "memory", FixedCanary: fixed, Version: v, GitRevision: rev, GitDirty: dirty}
+			benv := bench.Env{Transport: "memory", FixedCanary: fixed, RecordDir: record, Version: v, GitRevision: rev, GitDirty: dirty}
 			rec, err := bench.RunTrial(cmd.Context(), benv, g, t, tracef)
 			if err != nil {
 				if errors.Is(err, model.ErrNoKey) {
@@ -97,6 +98,7 @@ register's payload for the class and objective is used.`,
 	f.StringVar(&tracef, "trace", "", "write the JSONL trace to this file")
 	f.StringVar(&format, "format", "text", "output format: text or json")
 	f.BoolVar(&fixed, "fixed-canary", false, "use the fixed canary instead of a fresh random one (for cassettes and goldens)")
+	f.StringVar(&record, "record", "", "record the model's HTTP traffic into a cassette under this directory")
 	f.IntVar(&steps, "max-steps", 10, "maximum model turns")
 	f.IntVar(&tokens, "max-tokens", 1024, "maximum output tokens per turn")
 	f.Float64Var(&tempVal, "temperature", 1.0, "sampling temperature")
