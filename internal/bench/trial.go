@@ -46,7 +46,7 @@ type Env struct {
 	RecordDir string
 	// Wrap, when set, wraps every provider model (the sweep's rate
 	// limiter).
-	Wrap func(spec string, m model.Model) model.Model
+	Wrap        func(spec string, m model.Model) model.Model
 	Version     string
 	GitRevision string
 	GitDirty    bool

@@ -23,9 +23,9 @@ func init() { register(newBenchCmd) }
 // benchFlags are shared by bench and demo.
 type benchFlags struct {
 	config, out, resume, arms, shard, format, transport, record string
-	models                                              []string
-	concurrency, limit, perClass, sample                int
-	dryRun, retryErrors                                 bool
+	models                                                      []string
+	concurrency, limit, perClass, sample                        int
+	dryRun, retryErrors                                         bool
 }
 
 func newBenchCmd(env *Env) *cobra.Command {
