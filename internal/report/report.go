@@ -458,7 +458,9 @@ func armLess(a, b string) bool {
 }
 
 func (a *aggregator) summary() *Summary {
-	s := &Summary{SchemaVersion: SchemaVersion, Counts: a.counts, Warnings: []string{}, Metrics: Metrics}
+	// Empty lists stay [] rather than null in summary.json.
+	s := &Summary{SchemaVersion: SchemaVersion, Counts: a.counts, Warnings: []string{}, Metrics: Metrics,
+		Cells: []Cell{}, Rollup: []Cell{}}
 	type rollKey struct{ model, arm, register, class uint32 }
 	roll := map[rollKey]*counter{}
 	for k, c := range a.cells {
@@ -539,7 +541,7 @@ func (a *aggregator) deltas(rollup map[deltaGroup]*Cell) []Delta {
 	if !ok {
 		return []Delta{}
 	}
-	var out []Delta
+	out := []Delta{}
 	for dg, c := range rollup {
 		if dg.arm == NoneArm {
 			continue

@@ -357,3 +357,43 @@ func TestNoNoneArm(t *testing.T) {
 		t.Errorf("deltas file %q, %v", b.String(), err)
 	}
 }
+
+// TestWriteJSONMatchesEncoder checks the streamed summary.json is the
+// same document encoding/json would produce in one go.
+func TestWriteJSONMatchesEncoder(t *testing.T) {
+	for _, recs := range [][]score.Record{fixtureRecords(), fixtureRecords()[:1]} {
+		s, err := Aggregate(writeRun(t, recs, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want bytes.Buffer
+		if err := WriteJSON(&got, s); err != nil {
+			t.Fatal(err)
+		}
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("streamed JSON differs from encoding/json:\n%s\n---\n%s", got.String()[:min(2000, got.Len())], want.String()[:min(2000, want.Len())])
+		}
+	}
+}
+
+func TestEmptyRun(t *testing.T) {
+	s, err := Aggregate(writeRun(t, nil, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "null") {
+		t.Errorf("empty lists must be [] not null:\n%s", b.String())
+	}
+	if s.Counts.Trials != 0 || len(s.Cells) != 0 {
+		t.Errorf("counts %+v", s.Counts)
+	}
+}
