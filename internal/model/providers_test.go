@@ -171,6 +171,9 @@ func TestProvidersWire(t *testing.T) {
 			{name: "retries exhausted",
 				script:  []reply{{status: 503, body: w.errBody("overloaded")}},
 				wantErr: ErrRetriesExhausted, errHas: "overloaded", wantWaits: []time.Duration{3 * time.Second, 6 * time.Second}, wantCalls: 3},
+			{name: "undecodable 200 is not retried",
+				script: []reply{{status: 200, body: `{"choices": nope`}},
+				errHas: "", wantCalls: 1},
 			{name: "400 is not retried",
 				script: []reply{{status: 400, body: w.errBody("bad schema " + sentinelKey)}},
 				errHas: "bad schema [REDACTED]", wantCalls: 1},
@@ -428,5 +431,25 @@ func TestAnthropicToolResultError(t *testing.T) {
 	}
 	if !strings.Contains(string(f.requests()[0].Body), `"is_error":true`) {
 		t.Errorf("is_error not sent: %s", f.requests()[0].Body)
+	}
+}
+
+func TestOpenAICompatibleUsesSpecURL(t *testing.T) {
+	f := newFakeProvider(t, "Authorization", reply{status: 200, body: wires()[1].text})
+	m, err := New("openai-compatible:qwen-test@"+f.URL()+"/compat/v1", Options{Getenv: testEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Complete(context.Background(), sampleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	r := f.requests()[0]
+	if r.Path != "/compat/v1/chat/completions" {
+		t.Errorf("path = %q", r.Path)
+	}
+	var body map[string]any
+	_ = json.Unmarshal(r.Body, &body)
+	if body["model"] != "qwen-test" {
+		t.Errorf("model = %v", body["model"])
 	}
 }

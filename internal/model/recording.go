@@ -74,6 +74,7 @@ type Recording struct {
 	rec     *recorder.Recorder
 	secrets []string
 	err     error
+	canon   sync.Map
 }
 
 // NewRecording prepares a cassette. In record mode Dir is created; in
@@ -170,7 +171,7 @@ func (r *Recording) wrap(hc *http.Client) *http.Client {
 		opts := []recorder.Option{
 			recorder.WithMode(mode),
 			recorder.WithRealTransport(real),
-			recorder.WithMatcher(matchRequest),
+			recorder.WithMatcher(matchWith(&r.canon)),
 			recorder.WithSkipRequestLatency(true),
 			recorder.WithHook(r.scrubInteraction, recorder.AfterCaptureHook),
 			recorder.WithHook(r.scrubInteraction, recorder.BeforeSaveHook),
@@ -333,17 +334,37 @@ func noReplayWait(i *cassette.Interaction) error {
 // body as canonical JSON (object keys sorted), so that map iteration
 // order in an SDK never breaks a replay.
 func matchRequest(r *http.Request, c cassette.Request) bool {
-	if r.Method != c.Method {
-		return false
+	return matchWith(nil)(r, c)
+}
+
+// matchWith is matchRequest with canonical forms memoized in cache (nil
+// for none): go-vcr compares each request with every unused interaction,
+// so without it a long replay re-encodes the same bodies quadratically.
+func matchWith(cache *sync.Map) cassette.MatcherFunc {
+	canon := func(b string) string {
+		if cache == nil {
+			return canonicalJSON([]byte(b))
+		}
+		if v, ok := cache.Load(b); ok {
+			return v.(string)
+		}
+		v := canonicalJSON([]byte(b))
+		cache.Store(b, v)
+		return v
 	}
-	if stripKeyParams(r.URL.String()) != stripKeyParams(c.URL) {
-		return false
+	return func(r *http.Request, c cassette.Request) bool {
+		if r.Method != c.Method {
+			return false
+		}
+		if stripKeyParams(r.URL.String()) != stripKeyParams(c.URL) {
+			return false
+		}
+		body, err := readBody(r)
+		if err != nil {
+			return false
+		}
+		return canon(string(body)) == canon(c.Body)
 	}
-	body, err := readBody(r)
-	if err != nil {
-		return false
-	}
-	return canonicalJSON(body) == canonicalJSON([]byte(c.Body))
 }
 
 func readBody(r *http.Request) ([]byte, error) {
