@@ -123,35 +123,6 @@ func readPid(t *testing.T, file string) int {
 	return pid
 }
 
-// TestHostileViaCLI runs the faulty server through the real
-// `mcpsec fixture faulty` command rather than RunFaulty directly.
-func TestHostileViaCLI(t *testing.T) {
-	cases := []struct {
-		mode string
-		want error
-	}{
-		{fixture.FaultyExitAtOnce, mcpconn.ErrServerExited},
-		{fixture.FaultyHuge, mcpconn.ErrMessageTooLarge},
-	}
-	for _, tc := range cases {
-		t.Run(tc.mode, func(t *testing.T) {
-			checkGoroutines(t)
-			cmd, env := selfCommand("cli")
-			env = append(env, envCLIArgs+"=fixture faulty --mode "+tc.mode)
-			c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: "cli-" + tc.mode, Command: cmd, Env: env}, mcpconn.DefaultOptions())
-			if err == nil {
-				pid := c.Pid()
-				_, err = c.CallTool(context.Background(), "poke", nil)
-				c.Close()
-				assertGone(t, pid)
-			}
-			if !errors.Is(err, tc.want) {
-				t.Fatalf("err = %v, want %v", err, tc.want)
-			}
-		})
-	}
-}
-
 // TestDeepResultFailsOnlyThatCall: a result nested past MaxJSONDepth (but
 // within what the SDK itself accepts) is rejected before the SDK decodes
 // it, and the session stays usable.

@@ -11,18 +11,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpsec/mcpsec/internal/cli"
 	"github.com/mcpsec/mcpsec/internal/fixture"
 )
 
 // The test binary doubles as the stdio servers the tests spawn: when
 // envServer is set, TestMain serves instead of testing. This keeps the
-// tests independent of a built mcpsec binary.
+// tests independent of a built mcpsec binary. It deliberately does not
+// import internal/cli: the whole command tree's package init would then
+// dominate every spawn the benchmarks time (see clitest for the tests
+// that run the real commands).
 const (
 	envServer  = "MCPSEC_MCPCONN_TEST_SERVER"
 	envPidFile = "MCPSEC_MCPCONN_TEST_PIDFILE"
-	// envCLIArgs holds the mcpsec arguments (space-separated) for mode "cli".
-	envCLIArgs = "MCPSEC_MCPCONN_TEST_CLI_ARGS"
 )
 
 func TestMain(m *testing.M) {
@@ -45,9 +45,6 @@ func serve(mode string) int {
 		return 0
 	}
 	switch mode {
-	case "cli":
-		// The real mcpsec command tree, e.g. "fixture serve --server benign".
-		return cli.Run(strings.Fields(os.Getenv(envCLIArgs)), os.Stdin, os.Stdout, os.Stderr)
 	case "echo":
 		fmt.Fprintln(os.Stderr, "echo server: starting")
 		if err := echoServer().Run(ctx, &mcp.StdioTransport{}); err != nil {
