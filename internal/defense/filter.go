@@ -3,6 +3,10 @@ package defense
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cloudflare/ahocorasick"
 )
 
 // This file is the naive client-side content filter of the meta_filter and
@@ -30,13 +34,21 @@ const (
 type FilterRule struct {
 	Name        string
 	Description string
-	Patterns    []*regexp.Regexp
-	Positive    []string
-	Negative    []string
+	// Keywords are lowercase ASCII literals of which every pattern match
+	// contains at least one; a segment holding none of them skips the
+	// patterns (a cheap Aho-Corasick prefilter, as gitleaks does).
+	Keywords []string
+	Patterns []*regexp.Regexp
+	Positive []string
+	Negative []string
 }
 
 // Matches reports whether the rule fires on one segment.
 func (r FilterRule) Matches(segment string) bool {
+	return r.matchPatterns(segment)
+}
+
+func (r FilterRule) matchPatterns(segment string) bool {
 	for _, p := range r.Patterns {
 		if p.MatchString(segment) {
 			return true
@@ -65,6 +77,7 @@ var rules = []FilterRule{
 	{
 		Name:        RuleImperativeDirective,
 		Description: "imperatives addressed to the assistant: you must/should, always, before responding, do not tell the user, silently",
+		Keywords:    []string{"you", "assistant", "model", "ai", "agent", "llm", "chatbot", "always", "never", "before", "not", "don", "without", "sure", "remember", "silent", "secret", "quiet", "covert", "mandatory", "essential", "critical", "required", "imperative", "vital", "whenever", "from"},
 		Patterns: []*regexp.Regexp{
 			ci(`\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+(?:required|expected|instructed|supposed|obliged)\s+to|will\s+need\s+to)\b`),
 			ci(`\b(?:the\s+)?(?:assistant|model|ai|agent|llm|chatbot)\s+(?:must|should|shall|needs\s+to|has\s+to|is\s+(?:required|expected|instructed)\s+to)\b`),
@@ -99,6 +112,7 @@ var rules = []FilterRule{
 	{
 		Name:        RuleAuthorityFraming,
 		Description: "authority framing: IMPORTANT, SYSTEM, <instructions> tags, admin, policy requires, mandatory",
+		Keywords:    []string{"<", "[", "important", "system", "critical", "urgent", "attention", "notice", "mandatory", "required", "admin", "polic", "compliance", "security", "protocol", "regulation", "mandated", "authori", "approved", "developer", "operator", "vendor", "note", "message", "instruction"},
 		Patterns: []*regexp.Regexp{
 			ci(`<\s*/?\s*(?:important|instructions?|system|admin|secret|hidden|critical|directive|assistant|context)\b[^>]*>`),
 			ci(`\[\s*(?:system|admin|important|instructions?|critical)\s*\]`),
@@ -129,6 +143,7 @@ var rules = []FilterRule{
 	{
 		Name:        RuleToolRedirection,
 		Description: "redirection to another tool: call/invoke/use ... tool/function/endpoint, or call a named snake_case tool",
+		Keywords:    []string{"call", "invok", "use", "using", "run", "execut", "trigger", "utili", "make", "issue", "perform"},
 		Patterns: []*regexp.Regexp{
 			ci(`\b(?:call|calls|calling|invoke|invoking|use|using|run|execute|trigger|utili[sz]e)\s+(?:\S+\s+){0,4}?(?:tool|function|endpoint|api|method)s?\b`),
 			ci("\\b(?:call|calls|calling|invoke|invoking|use|using|run|execute|trigger)\\s+(?:the\\s+)?`?[a-z][a-z0-9]*_[a-z0-9_]+"),
@@ -149,6 +164,7 @@ var rules = []FilterRule{
 	{
 		Name:        RuleExfilCue,
 		Description: "exfiltration cue: a transmit verb (send, forward, upload, exfiltrate, share, ...) near token/secret/credential/password/key",
+		Keywords:    []string{"send", "sent", "forward", "upload", "exfiltrat", "transmit", "post", "leak", "shar", "mail", "relay", "dump", "smuggl"},
 		Patterns: []*regexp.Regexp{
 			ci(`\b` + transmitVerbs + `\b.{0,60}?\b` + secretNouns + `\b`),
 			ci(`\b` + secretNouns + `\b.{0,60}?\b` + transmitVerbs + `\b`),
@@ -168,6 +184,7 @@ var rules = []FilterRule{
 	{
 		Name:        RuleSinkReference,
 		Description: "names the attacker sink export_data",
+		Keywords:    []string{"export"},
 		Patterns: []*regexp.Regexp{
 			ci(`\bexport[\s_-]?data\b`),
 		},
@@ -184,6 +201,7 @@ var rules = []FilterRule{
 	{
 		Name:        RuleOverridePhrase,
 		Description: "override phrases: ignore previous, disregard, instead of, override, new instructions",
+		Keywords:    []string{"ignore", "forget", "skip", "disregard", "instead", "overrid", "new", "supersede", "replace", "regardless", "follow"},
 		Patterns: []*regexp.Regexp{
 			ci(`\b(?:ignore|forget|skip)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|original|other|user'?s?)\b`),
 			ci(`\bdisregard(?:s|ed|ing)?\b`),
@@ -256,10 +274,70 @@ func split(text string) []segment {
 	return out
 }
 
+// prefilter finds, in one pass, which rules have a keyword in a segment.
+// keywordRules maps a dictionary index to the rules owning that keyword
+// (a keyword may serve several rules; the dictionary holds it once).
+var prefilter, keywordRules = func() (*ahocorasick.Matcher, [][]int) {
+	var dict []string
+	var owners [][]int
+	index := map[string]int{}
+	for i, r := range rules {
+		for _, k := range r.Keywords {
+			j, ok := index[k]
+			if !ok {
+				j = len(dict)
+				index[k] = j
+				dict = append(dict, k)
+				owners = append(owners, nil)
+			}
+			owners[j] = append(owners[j], i)
+		}
+	}
+	return ahocorasick.NewStringMatcher(dict), owners
+}()
+
+// foldASCII lowercases s the way (?i) matching sees it: any rune whose case
+// orbit holds an ASCII letter (K for the Kelvin sign, s for the long s)
+// becomes that letter, so the prefilter never skips a segment a pattern
+// would match.
+func foldASCII(s string) []byte {
+	out := make([]byte, 0, len(s))
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			out = append(out, byte(unicode.ToLower(r)))
+			continue
+		}
+		folded := false
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < utf8.RuneSelf {
+				out = append(out, byte(unicode.ToLower(f)))
+				folded = true
+				break
+			}
+		}
+		if !folded {
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	return out
+}
+
+// candidates reports which rules may fire on a segment.
+func candidates(s string) []bool {
+	c := make([]bool, len(rules))
+	for _, k := range prefilter.MatchThreadSafe(foldASCII(s)) {
+		for _, i := range keywordRules[k] {
+			c[i] = true
+		}
+	}
+	return c
+}
+
 // judge returns the first rule that fires on a segment, or "".
 func judge(s string) string {
-	for _, r := range rules {
-		if r.Matches(s) {
+	c := candidates(s)
+	for i, r := range rules {
+		if c[i] && r.matchPatterns(s) {
 			return r.Name
 		}
 	}
@@ -296,8 +374,9 @@ func Match(text string) []string {
 		if s.divider {
 			continue
 		}
-		for _, r := range rules {
-			if r.Matches(s.text) {
+		c := candidates(s.text)
+		for i, r := range rules {
+			if c[i] && r.matchPatterns(s.text) {
 				fired[r.Name] = true
 			}
 		}
