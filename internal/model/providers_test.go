@@ -453,3 +453,20 @@ func TestOpenAICompatibleUsesSpecURL(t *testing.T) {
 		t.Errorf("model = %v", body["model"])
 	}
 }
+
+func TestOversizedResponseIsCut(t *testing.T) {
+	old := maxResponseBytes
+	maxResponseBytes = 1024
+	t.Cleanup(func() { maxResponseBytes = old })
+	w := wires()[1]
+	huge := `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` + strings.Repeat("A", 4096) + `"},"finish_reason":"stop"}]}`
+	f := newFakeProvider(t, w.authHeader, reply{status: 200, body: huge})
+	m := newTestModel(t, w, f, &sleepLog{}, nil)
+	_, err := m.Complete(context.Background(), sampleRequest())
+	if err == nil || !strings.Contains(err.Error(), "size limit") {
+		t.Fatalf("err = %v, want size limit error", err)
+	}
+	if n := len(f.requests()); n != 1 {
+		t.Errorf("%d requests, want 1 (a 200 is not retried)", n)
+	}
+}

@@ -464,3 +464,12 @@ func (r *replayModel) RecordedSpec() string { return r.orig }
 func (r *replayModel) Complete(ctx context.Context, req Request) (Response, error) {
 	return r.inner.Complete(ctx, req)
 }
+
+// RecordedSpec returns the spec a replay:DIR model was recorded with, and
+// "" for any other model, so reports can label replayed rows.
+func RecordedSpec(m Model) string {
+	if r, ok := m.(*replayModel); ok {
+		return r.orig
+	}
+	return ""
+}

@@ -97,8 +97,8 @@ func TestRecordThenReplay(t *testing.T) {
 			if err != nil {
 				t.Fatalf("New(replay): %v", err)
 			}
-			if replay.Spec() != "replay:"+dir {
-				t.Errorf("Spec() = %q", replay.Spec())
+			if replay.Spec() != "replay:"+dir || RecordedSpec(replay) != w.spec {
+				t.Errorf("Spec() = %q, RecordedSpec = %q", replay.Spec(), RecordedSpec(replay))
 			}
 			got, err := conversation(context.Background(), replay)
 			if err != nil {

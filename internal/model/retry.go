@@ -70,7 +70,7 @@ func (t captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		info.mu.Unlock()
 	}
 	if resp != nil && resp.Body != nil {
-		resp.Body = &cappedBody{ReadCloser: resp.Body, left: MaxResponseBytes}
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxResponseBytes}
 	}
 	return resp, err
 }
@@ -79,7 +79,10 @@ func (t captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // hostile endpoint streaming forever cannot exhaust memory.
 const MaxResponseBytes = 64 << 20
 
-var errResponseTooLarge = errors.New("provider response exceeds 64 MiB")
+// maxResponseBytes is MaxResponseBytes, lowered by tests.
+var maxResponseBytes int64 = MaxResponseBytes
+
+var errResponseTooLarge = errors.New("provider response exceeds the size limit")
 
 type cappedBody struct {
 	io.ReadCloser
