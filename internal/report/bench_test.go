@@ -89,8 +89,9 @@ func writeSynthetic(tb testing.TB, path string, n int) {
 	}
 }
 
-// benchRunDir, when set, keeps the synthetic run in that directory so
-// `mcpsec report DIR` can be measured on its own with /usr/bin/time -v.
+// benchRunDir, when set, keeps the synthetic run in that directory (and
+// reuses it if it is already there), so a second run, or `mcpsec report
+// DIR`, measures aggregation alone under /usr/bin/time -v.
 var benchRunDir = flag.String("bench-run-dir", "", "write the synthetic 1M-trial run here instead of a temp dir")
 
 // BenchmarkAggregate1M aggregates one million synthetic trial records
@@ -103,7 +104,9 @@ func BenchmarkAggregate1M(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	writeSynthetic(b, filepath.Join(dir, TrialsFile), 1_000_000)
+	if _, err := os.Stat(filepath.Join(dir, TrialsFile)); err != nil || *benchRunDir == "" {
+		writeSynthetic(b, filepath.Join(dir, TrialsFile), 1_000_000)
+	}
 	st, _ := os.Stat(filepath.Join(dir, TrialsFile))
 	b.SetBytes(st.Size())
 	runtime.GC()
