@@ -29,18 +29,20 @@ func TestHostileServers(t *testing.T) {
 		want  error
 		// inErr must appear in the message (beyond server and op names).
 		inErr string
+		// usableAfter: the fault fails only its call, not the session.
+		usableAfter bool
 	}{
-		{fixture.FaultyExitAtOnce, "connect", mcpconn.ErrServerExited, "simulated crash"},
-		{fixture.FaultyGarbage, "connect", mcpconn.ErrProtocol, "invalid character"},
-		{fixture.FaultySilent, "connect", mcpconn.ErrTimeout, ""},
-		{fixture.FaultyBadVersion, "connect", mcpconn.ErrProtocol, "1999-01-01"},
-		{fixture.FaultyDeepSchema, "list", mcpconn.ErrProtocol, "depth"},
-		{fixture.FaultyHang, "call", mcpconn.ErrTimeout, ""},
-		{fixture.FaultyExit, "call", mcpconn.ErrServerExited, "exit status 3"},
-		{fixture.FaultyHuge, "call", mcpconn.ErrMessageTooLarge, "exceeded"},
-		{fixture.FaultyMalformed, "call", mcpconn.ErrProtocol, "not valid JSON"},
-		{fixture.FaultyBadUTF8, "call", mcpconn.ErrProtocol, "UTF-8"},
-		{fixture.FaultyFlood, "call", mcpconn.ErrTimeout, ""},
+		{fixture.FaultyExitAtOnce, "connect", mcpconn.ErrServerExited, "simulated crash", false},
+		{fixture.FaultyGarbage, "connect", mcpconn.ErrProtocol, "invalid character", false},
+		{fixture.FaultySilent, "connect", mcpconn.ErrTimeout, "", false},
+		{fixture.FaultyBadVersion, "connect", mcpconn.ErrProtocol, "1999-01-01", false},
+		{fixture.FaultyDeepSchema, "list", mcpconn.ErrProtocol, "depth", false},
+		{fixture.FaultyHang, "call", mcpconn.ErrTimeout, "", false},
+		{fixture.FaultyExit, "call", mcpconn.ErrServerExited, "exit status 3", false},
+		{fixture.FaultyHuge, "call", mcpconn.ErrMessageTooLarge, "exceeded", false},
+		{fixture.FaultyMalformed, "call", mcpconn.ErrProtocol, "not valid JSON", false},
+		{fixture.FaultyBadUTF8, "call", mcpconn.ErrProtocol, "UTF-8", true},
+		{fixture.FaultyFlood, "call", mcpconn.ErrTimeout, "", false},
 	}
 	if len(cases) != len(fixture.FaultyModes) {
 		t.Fatalf("%d cases for %d faulty modes", len(cases), len(fixture.FaultyModes))
@@ -80,6 +82,11 @@ func TestHostileServers(t *testing.T) {
 						t.Fatalf("ListTools before the faulty call: %v", lerr)
 					}
 					_, err = c.CallTool(ctx, "poke", json.RawMessage(`{"target":"x"}`))
+					if tc.usableAfter {
+						if _, _, lerr := c.ListTools(ctx); lerr != nil {
+							t.Errorf("session unusable after the rejected call: %v", lerr)
+						}
+					}
 				}
 				if cerr := c.Close(); cerr != nil {
 					t.Errorf("Close: %v", cerr)
