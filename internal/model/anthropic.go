@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -17,7 +18,7 @@ type anthropicAdapter struct {
 	model  string
 }
 
-func newAnthropic(model, key, baseURL string, hc *http.Client) (providerCall, error) {
+func newAnthropic(model, key, baseURL string, hc *http.Client, timeout time.Duration) (providerCall, error) {
 	opts := []option.RequestOption{
 		// Keys and endpoints come from Options.Getenv, never from the
 		// SDK's own look at the process environment or profile files.
@@ -26,6 +27,10 @@ func newAnthropic(model, key, baseURL string, hc *http.Client) (providerCall, er
 		option.WithHTTPClient(hc),
 		// The retry loop in this package owns timing and Retry-After.
 		option.WithMaxRetries(0),
+		// Without an explicit timeout the SDK refuses non-streaming
+		// requests whose max_tokens might take over ten minutes; the
+		// attempt deadline bounds them anyway.
+		option.WithRequestTimeout(timeout),
 	}
 	if baseURL != "" {
 		opts = append(opts, option.WithBaseURL(baseURL))

@@ -24,6 +24,11 @@ type geminiAdapter struct {
 }
 
 func newGemini(model, key, baseURL string, hc *http.Client) (providerCall, error) {
+	// Explicit for the same reason as OpenAI's: genai would otherwise
+	// consult GOOGLE_GEMINI_BASE_URL in the process environment.
+	if baseURL == "" {
+		baseURL = GeminiBaseURL
+	}
 	cfg := &genai.ClientConfig{
 		APIKey:     key,
 		Backend:    genai.BackendGeminiAPI,

@@ -24,10 +24,12 @@ const (
 	ProviderControl          = "control"
 )
 
-// Default endpoints. DeepSeek's is its documented public endpoint and is
+// Default endpoints. OpenAI's is used when OPENAI_BASE_URL is unset. DeepSeek's is its documented public endpoint and is
 // only contacted when a user runs against DeepSeek for real; Ollama's is
 // its documented local OpenAI-compatible endpoint.
 const (
+	OpenAIBaseURL   = "https://api.openai.com/v1/"
+	GeminiBaseURL   = "https://generativelanguage.googleapis.com/"
 	DeepSeekBaseURL = "https://api.deepseek.com"
 	OllamaBaseURL   = "http://127.0.0.1:11434/v1"
 )
@@ -188,7 +190,7 @@ func New(spec string, opts Options) (Model, error) {
 	r := &retrying{spec: spec, secret: key, opts: normalize(opts)}
 	switch provider {
 	case ProviderAnthropic:
-		r.call, err = newAnthropic(name, key, baseURL, hc)
+		r.call, err = newAnthropic(name, key, baseURL, hc, r.opts.AttemptTimeout)
 	case ProviderGemini:
 		r.call, err = newGemini(name, key, baseURL, hc)
 	default:

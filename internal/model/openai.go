@@ -35,9 +35,13 @@ func newOpenAI(provider, model, key, baseURL string, hc *http.Client) (providerC
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
 	}
-	if baseURL != "" {
-		opts = append(opts, option.WithBaseURL(baseURL))
+	// Always explicit: the SDK would otherwise read OPENAI_BASE_URL from
+	// the process environment behind Options.Getenv's back (and a replay
+	// would then aim at whatever the replaying shell has set).
+	if baseURL == "" {
+		baseURL = OpenAIBaseURL
 	}
+	opts = append(opts, option.WithBaseURL(baseURL))
 	a := &openaiAdapter{client: openai.NewClient(opts...), provider: provider, model: model}
 	if rejectsTemperature(provider, model) {
 		a.noTemperature.Store(true)

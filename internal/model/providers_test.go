@@ -426,6 +426,9 @@ func TestAnthropicToolResultError(t *testing.T) {
 	m := newTestModel(t, w, f, &sleepLog{}, nil)
 	req := sampleRequest()
 	req.Messages[2].IsError = true
+	// Large enough that the SDK would demand streaming without an
+	// explicit request timeout.
+	req.MaxTokens = 64000
 	if _, err := m.Complete(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
@@ -468,5 +471,27 @@ func TestOversizedResponseIsCut(t *testing.T) {
 	}
 	if n := len(f.requests()); n != 1 {
 		t.Errorf("%d requests, want 1 (a 200 is not retried)", n)
+	}
+}
+
+// TestOpenAIBaseURLFromGetenv checks OPENAI_BASE_URL is read through
+// Options.Getenv, and that the process environment cannot redirect it.
+func TestOpenAIBaseURLFromGetenv(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/not-here")
+	f := newFakeProvider(t, "Authorization", reply{status: 200, body: wires()[1].text})
+	m, err := New("openai:gpt-4o-mini", Options{Getenv: func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return f.URL() + "/v1"
+		}
+		return testEnv(k)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Complete(context.Background(), sampleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.requests()); n != 1 {
+		t.Fatalf("%d requests reached the Getenv base URL", n)
 	}
 }
