@@ -4,35 +4,39 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/cloudflare/ahocorasick"
 )
 
 // splitSentences cuts text into sentences at line breaks and at sentence
 // punctuation followed by a space (so paths like ~/.ssh stay whole).
 func splitSentences(text string) []string {
-	var out []string
+	out := make([]string, 0, 4)
 	start := 0
-	rs := []rune(text)
 	emit := func(end int) {
-		if s := strings.TrimSpace(string(rs[start:end])); s != "" {
+		if s := strings.TrimSpace(text[start:end]); s != "" {
 			out = append(out, s)
 		}
 		start = end
 	}
-	for i, r := range rs {
+	for i, r := range text {
 		switch r {
-		case '\n', '。', '！', '？', '；':
+		case '\n':
 			emit(i + 1)
+		case '。', '！', '？', '；':
+			emit(i + utf8.RuneLen(r))
 		case '.', '!', '?', ';':
-			if i+1 >= len(rs) || unicode.IsSpace(rs[i+1]) {
-				if r == '.' && abbreviation(rs[start:i]) {
+			if i+1 >= len(text) || text[i+1] == ' ' || text[i+1] == '\t' || text[i+1] == '\n' || text[i+1] == '\r' {
+				if r == '.' && abbreviation(text[start:i]) {
 					continue
 				}
 				emit(i + 1)
 			}
 		}
 	}
-	if start < len(rs) {
-		emit(len(rs))
+	if start < len(text) {
+		emit(len(text))
 	}
 	return out
 }
@@ -41,13 +45,13 @@ var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs":
 
 // abbreviation reports whether the word before a period is a common
 // abbreviation, so "e.g. X" stays in one sentence.
-func abbreviation(before []rune) bool {
-	j := len(before)
-	i := j
-	for i > 0 && !unicode.IsSpace(before[i-1]) && before[i-1] != '(' {
-		i--
+func abbreviation(before string) bool {
+	i := strings.LastIndexAny(before, " \t(")
+	w := before[i+1:]
+	if len(w) == 0 || len(w) > 6 {
+		return false
 	}
-	return abbreviations[strings.ToLower(string(before[i:j]))]
+	return abbreviations[strings.ToLower(w)]
 }
 
 // imperativeVerbs open a clause that gives an order ("Send ...", "Do not
@@ -67,20 +71,59 @@ var imperativeVerbs = map[string]bool{
 	"route": true, "swap": true, "override": true, "bypass": true, "skip": false,
 }
 
-var clauseSplit = regexp.MustCompile(`[,:;()\[\]<>\-–—*"]+`)
+func isClauseSep(r rune) bool {
+	switch r {
+	case ',', ':', ';', '(', ')', '[', ']', '<', '>', '-', '–', '—', '*', '"', '.', '!', '?', '\n', '。', '！', '？', '；', '、', '，', '：':
+		return true
+	}
+	return false
+}
 
 // imperativeClause reports whether any clause of the sentence opens
 // with an imperative verb.
 func imperativeClause(sentence string) bool {
-	for _, clause := range clauseSplit.Split(strings.ToLower(sentence), -1) {
-		fields := strings.Fields(clause)
-		if len(fields) == 0 {
+	var buf [16]byte
+	atStart := true
+	for i := 0; i < len(sentence); {
+		r, size := utf8.DecodeRuneInString(sentence[i:])
+		if isClauseSep(r) {
+			atStart = true
+			i += size
 			continue
 		}
-		w := strings.Trim(fields[0], "'`.!?")
-		if imperativeVerbs[w] {
+		if r == ' ' || r == '\t' || r == '\'' || r == '`' {
+			i += size
+			continue
+		}
+		if !atStart {
+			i += size
+			continue
+		}
+		atStart = false
+		// Read one word, lower-cased, into buf.
+		n := 0
+		j := i
+		for j < len(sentence) {
+			c := sentence[j]
+			if !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '\'') {
+				break
+			}
+			if n < len(buf) {
+				if c >= 'A' && c <= 'Z' {
+					c += 32
+				}
+				buf[n] = c
+				n++
+			}
+			j++
+		}
+		if n > 0 && n < len(buf) && imperativeVerbs[string(buf[:n])] {
 			return true
 		}
+		if j == i {
+			j += size
+		}
+		i = j
 	}
 	return false
 }
@@ -95,12 +138,58 @@ var sensitivePaths = []string{
 
 var dotEnv = regexp.MustCompile("(^|[\\s/~'\"`(])\\.env(\\.[a-z]+)?($|[\\s'\"`),:;.])")
 
+var sensitivePathMatcher = ahocorasick.NewStringMatcher(sensitivePaths)
+
+// Hints are raw-text markers found in one Aho-Corasick pass over the
+// lower-cased text; they gate the more expensive checks.
+const (
+	hintFile = 1 << iota
+	hintEnv
+	hintDest
+	hintRole
+	hintImportant
+	hintAppend
+)
+
+var hintPatterns = func() ([]string, []int) {
+	var pats []string
+	var kinds []int
+	add := func(kind int, ps ...string) {
+		for _, p := range ps {
+			pats = append(pats, p)
+			kinds = append(kinds, kind)
+		}
+	}
+	add(hintFile, sensitivePaths...)
+	add(hintEnv, ".env")
+	add(hintDest, "@", "://")
+	add(hintRole, "system", "assistant", "developer", "<|", "[inst", "<<sys", "instruction")
+	add(hintImportant, "<important>", "[important]")
+	add(hintAppend, "+=")
+	return pats, kinds
+}
+
+var hintMatcher, hintKinds = func() (*ahocorasick.Matcher, []int) {
+	pats, kinds := hintPatterns()
+	return ahocorasick.NewStringMatcher(pats), kinds
+}()
+
+// rawHints returns the hint bits present in lower-cased text.
+func rawHints(lower string) int {
+	h := 0
+	for _, i := range hintMatcher.MatchThreadSafe([]byte(lower)) {
+		h |= hintKinds[i]
+	}
+	if h&hintEnv != 0 && dotEnv.MatchString(lower) {
+		h |= hintFile
+	}
+	return h
+}
+
 // hasSensitivePath spots paths of files that hold secrets.
 func hasSensitivePath(lower string) bool {
-	for _, p := range sensitivePaths {
-		if strings.Contains(lower, p) {
-			return true
-		}
+	if sensitivePathMatcher.Contains([]byte(lower)) {
+		return true
 	}
 	return strings.Contains(lower, ".env") && dotEnv.MatchString(lower)
 }
@@ -149,7 +238,29 @@ var standards = map[string]bool{"ISO": true, "RFC": true, "SHA": true, "AES": tr
 var exampleMarkers = []string{"e.g.", "eg.", "for example", "for instance", "such as", "like", "example", "i.e.", "z.b.", "por ejemplo",
 	"par exemple", "zum beispiel", "por exemplo", "например", "例如", "比如", "例えば", "look like", "looks like", "format"}
 
+// maybeLiteral is a cheap test for two capitals followed by a digit,
+// optionally through a hyphen.
+func maybeLiteral(s string) bool {
+	for i := 2; i+1 < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' || s[i+1] < '0' || s[i+1] > '9' {
+			continue
+		}
+		k := i - 1
+		if s[k] == '-' {
+			k--
+		}
+		if k >= 1 && s[k] >= 'A' && s[k] <= 'Z' && s[k-1] >= 'A' && s[k-1] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
 func hasLiteralCode(s string) bool {
+	if !maybeLiteral(s) {
+		return false
+	}
 	for _, m := range literalRe.FindAllStringSubmatchIndex(s, -1) {
 		code := s[m[2]:m[3]]
 		letters := strings.TrimRightFunc(code, func(r rune) bool { return r == '-' || unicode.IsDigit(r) })
@@ -173,7 +284,27 @@ func hasLiteralCode(s string) bool {
 
 // destructiveToolRef finds a destructive tool (delete_x, remove-x) named
 // in a sentence other than the tool being scanned.
+var destructVerbs = map[string]bool{"delete": true, "remove": true, "drop": true, "wipe": true, "purge": true, "destroy": true, "erase": true,
+	"clear": true, "truncate": true, "reset": true, "kill": true, "revoke": true, "uninstall": true}
+
 func destructiveToolRef(s, self string) bool {
+	// Cheap check first: a destructive verb glued to "_" or "-".
+	found := false
+	for i := 0; i < len(s) && !found; i++ {
+		if s[i] != '_' && s[i] != '-' {
+			continue
+		}
+		j := i
+		for j > 0 && isAlpha(s[j-1]) {
+			j--
+		}
+		if i-j >= 4 && i-j <= 9 && destructVerbs[strings.ToLower(s[j:i])] {
+			found = true
+		}
+	}
+	if !found {
+		return false
+	}
 	for _, m := range destructToolRe.FindAllString(s, -1) {
 		if !strings.EqualFold(m, self) {
 			return true
@@ -228,35 +359,45 @@ func isIdentRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.'
 }
 
+func isIdentByte(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' || c >= utf8.RuneSelf
+}
+
 // refs finds the tool names a sentence mentions, relative to the tool
 // (server, self) being scanned.
 func (ni *nameIndex) refs(sentence, server, self string) (other, foreign bool) {
-	if ni == nil || len(ni.owners) == 0 {
+	if ni == nil || len(ni.owners) == 0 || (len(ni.owners) == 1 && ni.owners[strings.ToLower(self)] != nil) {
 		return false, false
 	}
-	rs := []rune(sentence)
-	selfL := strings.ToLower(self)
-	for i := 0; i < len(rs); {
-		if !isIdentRune(rs[i]) {
+	for i := 0; i < len(sentence); {
+		if !isIdentByte(sentence[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(rs) && isIdentRune(rs[j]) {
+		upper := false
+		for j < len(sentence) && isIdentByte(sentence[j]) {
+			upper = upper || (sentence[j] >= 'A' && sentence[j] <= 'Z') || sentence[j] >= utf8.RuneSelf
 			j++
 		}
-		raw := strings.Trim(string(rs[i:j]), ".-")
-		tok := strings.ToLower(raw)
 		before, after := i, j
 		i = j
+		raw := strings.Trim(sentence[before:after], ".-")
+		if raw == "" {
+			continue
+		}
+		tok := raw
+		if upper {
+			tok = strings.ToLower(raw)
+		}
 		owners, ok := ni.owners[tok]
-		if !ok || tok == selfL {
+		if !ok || strings.EqualFold(tok, self) {
 			continue
 		}
 		if !distinctive(raw) {
-			quoted := before > 0 && after < len(rs) && strings.ContainsRune("`'\"", rs[before-1]) && rs[after] == rs[before-1]
-			rest := strings.ToLower(string(rs[after:min(len(rs), after+10)]))
-			if !quoted && !strings.HasPrefix(strings.TrimSpace(rest), "tool") && !strings.HasPrefix(rest, "()") {
+			quoted := before > 0 && after < len(sentence) && strings.IndexByte("`'\"", sentence[before-1]) >= 0 && sentence[after] == sentence[before-1]
+			rest := strings.TrimSpace(sentence[after:min(len(sentence), after+10)])
+			if !quoted && !strings.HasPrefix(strings.ToLower(rest), "tool") && !strings.HasPrefix(sentence[after:], "()") {
 				continue
 			}
 		}
@@ -276,10 +417,9 @@ func (ni *nameIndex) refs(sentence, server, self string) (other, foreign bool) {
 }
 
 // sentenceFeatures computes every feature of one sentence.
-func (sc *scanner) sentenceFeatures(sentence, server, tool string) feature {
-	mt := matchText(sentence)
-	f := lexFeatures(mt)
-	lower := strings.ToLower(sentence)
+func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) feature {
+	mtb := matchBytes(sentence)
+	f := lexFeatures(mtb)
 	if imperativeClause(sentence) {
 		f |= fImper
 	}
@@ -289,7 +429,9 @@ func (sc *scanner) sentenceFeatures(sentence, server, tool string) feature {
 	if destination(lower) != "" {
 		f |= fDest
 	}
-	if strings.ContainsAny(lower, ":<[#") && roleRe.MatchString(lower) {
+	if (strings.Contains(lower, "system") || strings.Contains(lower, "assistant") || strings.Contains(lower, "developer") ||
+		strings.Contains(lower, "<|") || strings.Contains(lower, "[inst") || strings.Contains(lower, "<<sys") || strings.Contains(lower, "instruction")) &&
+		roleRe.MatchString(lower) {
 		f |= fRole
 	}
 	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
@@ -302,18 +444,11 @@ func (sc *scanner) sentenceFeatures(sentence, server, tool string) feature {
 			f |= fDestructDemand
 		}
 	}
-	if strings.ContainsAny(sentence, "0123456789") && hasLiteralCode(sentence) {
+	if hasLiteralCode(sentence) {
 		f |= fLiteral
 	}
 	if (strings.Contains(lower, "_") || strings.Contains(lower, "-")) && destructiveToolRef(sentence, tool) {
 		f |= fDestructTool
-	}
-	// Named objects are looked for in every sentence that could hold
-	// one, because the order to destroy often follows in the next.
-	if strings.ContainsAny(sentence, "-`\"=") || strings.Contains(lower, "titled") || strings.Contains(lower, "named") || strings.Contains(lower, "called") {
-		if namedTarget(sentence) {
-			f |= fNamedTarget
-		}
 	}
 	if strings.Contains(sentence, "+=") {
 		f |= fAppendPos
@@ -329,6 +464,7 @@ func (sc *scanner) sentenceFeatures(sentence, server, tool string) feature {
 	// Verbs only count when something sensitive is in play, so the more
 	// expensive negation check runs on few sentences.
 	if f&(fFlow|fRead) != 0 && f&(fSecret|fSecretWeak|fCtx|fFile|fDest|fField|fVerbatim|fContents) != 0 {
+		mt := string(mtb)
 		if f&fFlow != 0 && !liveVerb(mt, lex.flowStems) {
 			f &^= fFlow
 		}

@@ -140,20 +140,50 @@ func decodeHexEscapes(s string) (string, bool) {
 	return string(b), true
 }
 
-var commonWords = map[string]bool{
-	"the": true, "to": true, "and": true, "of": true, "you": true, "your": true, "is": true, "in": true,
-	"this": true, "that": true, "it": true, "for": true, "with": true, "all": true, "must": true, "send": true,
-	"before": true, "include": true, "user": true, "tool": true, "any": true, "from": true, "into": true,
+// isCommon recognises frequent English words (a switch on a string
+// converted from bytes does not allocate).
+func isCommon(b []byte) bool {
+	switch string(b) {
+	case "the", "to", "and", "of", "you", "your", "is", "in", "this", "that", "it", "for", "with", "all", "must", "send",
+		"before", "include", "user", "tool", "any", "from", "into":
+		return true
+	}
+	return false
 }
 
-func countCommon(s string) int {
+// countCommon counts common English words in s, and in its rot13
+// reading, without allocating.
+func countCommon(s string) (plain, rotated int) {
+	var buf, rbuf [12]byte
 	n := 0
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if commonWords[w] {
-			n++
+	flush := func() {
+		if n > 0 && n <= len(buf) {
+			if isCommon(buf[:n]) {
+				plain++
+			}
+			if isCommon(rbuf[:n]) {
+				rotated++
+			}
 		}
+		n = 0
 	}
-	return n
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 32
+		}
+		if c < 'a' || c > 'z' {
+			flush()
+			continue
+		}
+		if n < len(buf) {
+			buf[n] = c
+			rbuf[n] = 'a' + (c-'a'+13)%26
+		}
+		n++
+	}
+	flush()
+	return plain, rotated
 }
 
 func rot13(s string) string {
@@ -180,9 +210,9 @@ func rot13Variant(s string) (decoded, bool) {
 	if letters < 12 {
 		return decoded{}, false
 	}
-	r := rot13(s)
-	if n := countCommon(r); n >= 2 && n > 2*countCommon(s) {
-		return decoded{via: "encoded.rot13", src: s, text: r}, true
+	plain, rotated := countCommon(s)
+	if rotated >= 2 && rotated > 2*plain {
+		return decoded{via: "encoded.rot13", src: s, text: rot13(s)}, true
 	}
 	return decoded{}, false
 }

@@ -162,6 +162,64 @@ func escapeSeg(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
+// mayMatch is the prefilter: one Aho-Corasick pass over the whole text
+// gives the lexicon features, and cheap checks over-approximate the
+// computed ones. Sentence features are subsets of these, so when no rule
+// could fire on the union, no rule fires on any sentence and the
+// per-sentence analysis is skipped. Most honest documentation stops here.
+func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
+	f := lexOf(text) | fNamedTarget | fSiblingOut
+	if imperativeClause(text) {
+		f |= fImper
+	}
+	if other, foreign := sc.names.refs(text, server, tool); other || foreign {
+		f |= fOtherTool | fForeignTool
+	}
+	h := rawHints(lower)
+	if h&hintFile != 0 {
+		f |= fFile | fSrc
+	}
+	if h&hintDest != 0 || strings.Count(lower, ".") >= 3 {
+		f |= fDest
+	}
+	if h&hintRole != 0 {
+		f |= fRole
+	}
+	if h&hintImportant != 0 {
+		f |= fAuthority
+	}
+	if h&hintAppend != 0 {
+		f |= fAppendPos
+	}
+	if f&fDestruct != 0 {
+		f |= fDestructDemand
+	}
+	if hasLiteralCode(text) {
+		f |= fLiteral
+	}
+	if destructiveToolRef(text, tool) {
+		f |= fDestructTool
+	}
+	for _, r := range Rules {
+		if !r.structural() || !r.appliesTo(part) || f&r.All != r.All {
+			continue
+		}
+		ok := true
+		for _, g := range r.Any {
+			if f&g == 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+var identWords = strings.NewReplacer("_", " ", "-", " ")
+
 // match is one rule firing on one piece of text.
 type match struct {
 	rule     *Rule
@@ -172,15 +230,42 @@ type match struct {
 func (sc *scanner) analyze(text, part, server, tool string) []match {
 	if part == "name" {
 		// Identifiers read as words: send_api_key -> "send api key".
-		text = strings.NewReplacer("_", " ", "-", " ").Replace(text)
+		text = identWords.Replace(text)
+	}
+	lowerText := strings.ToLower(text)
+	if !sc.mayMatch(text, lowerText, part, server, tool) {
+		return nil
 	}
 	sents := splitSentences(text)
 	feats := make([]feature, len(sents))
+	sameOffsets := len(lowerText) == len(text)
 	for i, s := range sents {
-		feats[i] = sc.sentenceFeatures(s, server, tool)
+		lower := ""
+		if sameOffsets {
+			// Sentences are substrings of text; take the same span of
+			// the lower-cased text instead of lower-casing again.
+			off := strings.Index(text, s)
+			lower = lowerText[off : off+len(s)]
+		} else {
+			lower = strings.ToLower(s)
+		}
+		feats[i] = sc.sentenceFeatures(s, lower, server, tool)
+	}
+	// Named objects matter only next to a destructive order, which may sit
+	// in the neighbouring sentence; look for them only there.
+	for i := range sents {
+		near := feats[i]
+		if i > 0 {
+			near |= feats[i-1]
+		}
+		if i+1 < len(sents) {
+			near |= feats[i+1]
+		}
+		if near&(fDestructTool|fDestructDemand) != 0 && namedTarget(sents[i]) {
+			feats[i] |= fNamedTarget
+		}
 	}
 	var out []match
-	seen := map[string]bool{}
 	for _, r := range Rules {
 		if !r.structural() || !r.appliesTo(part) {
 			continue
@@ -198,8 +283,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 				ev = sents[i] + " " + sents[i+1]
 			}
 		}
-		if ev != "" && !seen[r.ID] {
-			seen[r.ID] = true
+		if ev != "" {
 			out = append(out, match{rule: r, evidence: ev})
 		}
 	}

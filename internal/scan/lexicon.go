@@ -3,7 +3,9 @@ package scan
 import (
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cloudflare/ahocorasick"
 )
@@ -409,34 +411,62 @@ func buildLex() *lexIndex {
 // matchText lower-cases a sentence and reduces it to space-separated
 // words, padded with a space on each side, so that lexicon patterns match
 // whole words. Characters that belong to paths and addresses stay.
-func matchText(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte(' ')
+func matchText(s string) string { return string(matchBytes(s)) }
+
+// lexOf computes the lexicon features of raw text with a pooled buffer.
+func lexOf(s string) feature {
+	bp := matchPool.Get().(*[]byte)
+	b := appendMatch((*bp)[:0], s)
+	f := lexFeatures(b)
+	*bp = b
+	matchPool.Put(bp)
+	return f
+}
+
+var matchPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+func matchBytes(s string) []byte { return appendMatch(make([]byte, 0, len(s)+2), s) }
+
+func appendMatch(b []byte, s string) []byte {
+	b = append(b, ' ')
 	lastSpace := true
-	rs := []rune(s)
-	for i, r := range rs {
+	var prev1, prev2 rune // the two runes before the current one
+	for i, r := range s {
+		out := r
 		switch {
 		case r == '’' || r == '\'':
-			r = '\''
+			out = '\''
 			// French and Italian elision (l'utilisateur, d'abord) joins an
 			// article to the next word; split it off.
-			if i >= 1 && unicode.IsLetter(rs[i-1]) && (i == 1 || !unicode.IsLetter(rs[i-2]) || (i >= 2 && rs[i-2] == 'q' && rs[i-1] == 'u')) {
-				r = ' '
+			if unicode.IsLetter(prev1) && (!unicode.IsLetter(prev2) || (prev2 == 'q' && prev1 == 'u')) {
+				out = ' '
 			}
 		case r == '_':
-			r = ' '
+			out = ' '
 		case r == '.':
-			if i+1 >= len(rs) || unicode.IsSpace(rs[i+1]) || (i > 0 && !unicode.IsSpace(rs[i-1]) && i+1 < len(rs) && !unicode.IsLetter(rs[i+1])) {
-				r = ' '
+			next := rune(' ')
+			if i+1 < len(s) {
+				next, _ = utf8.DecodeRuneInString(s[i+1:])
+			}
+			if unicode.IsSpace(next) || (prev1 != 0 && !unicode.IsSpace(prev1) && !unicode.IsLetter(next)) {
+				out = ' '
 			}
 		case r == '-' || r == '/' || r == '~' || r == '@':
+		case r < utf8.RuneSelf:
+			switch {
+			case r >= 'A' && r <= 'Z':
+				out = r + 32
+			case (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9'):
+			default:
+				out = ' '
+			}
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
-			r = unicode.ToLower(r)
+			out = unicode.ToLower(r)
 		default:
-			r = ' '
+			out = ' '
 		}
-		if r == ' ' {
+		prev2, prev1 = prev1, r
+		if out == ' ' {
 			if lastSpace {
 				continue
 			}
@@ -444,18 +474,18 @@ func matchText(s string) string {
 		} else {
 			lastSpace = false
 		}
-		b.WriteRune(r)
+		b = utf8.AppendRune(b, out)
 	}
 	if !lastSpace {
-		b.WriteByte(' ')
+		b = append(b, ' ')
 	}
-	return b.String()
+	return b
 }
 
 // lexFeatures returns the lexicon features of a match text.
-func lexFeatures(mt string) feature {
+func lexFeatures(mt []byte) feature {
 	var f feature
-	for _, i := range lex.matcher.MatchThreadSafe([]byte(mt)) {
+	for _, i := range lex.matcher.MatchThreadSafe(mt) {
 		f |= lex.features[i]
 	}
 	return f
