@@ -47,7 +47,9 @@ const (
 // process environment, HTTP goes through a fresh client, and retries use
 // exponential backoff with real sleeps.
 type Options struct {
-	// Getenv looks up API keys and OPENAI_BASE_URL; nil means os.Getenv.
+	// Getenv looks up API keys and the base-URL variables
+	// (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL); nil
+	// means os.Getenv. The SDKs never read the environment themselves.
 	Getenv func(string) string
 	// HTTPClient carries every provider request; nil means a new client
 	// on http.DefaultTransport.
@@ -167,6 +169,10 @@ func New(spec string, opts Options) (Model, error) {
 	case baseURL != "":
 	case provider == ProviderOpenAI:
 		baseURL = opts.getenv("OPENAI_BASE_URL")
+	case provider == ProviderAnthropic:
+		baseURL = opts.getenv("ANTHROPIC_BASE_URL")
+	case provider == ProviderGemini:
+		baseURL = opts.getenv("GOOGLE_GEMINI_BASE_URL")
 	case provider == ProviderDeepSeek:
 		baseURL = DeepSeekBaseURL
 	case provider == ProviderOllama:
