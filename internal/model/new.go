@@ -49,7 +49,7 @@ const (
 type Options struct {
 	// Getenv looks up API keys and the base-URL variables
 	// (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL); nil
-	// means os.Getenv. The SDKs never read the environment themselves.
+	// means os.Getenv. Keys and endpoints always reach the SDKs explicitly.
 	Getenv func(string) string
 	// HTTPClient carries every provider request; nil means a new client
 	// on http.DefaultTransport.
