@@ -80,7 +80,10 @@ func writeJSON(w *bufio.Writer, s *Summary) error {
 	if err := list("rollup", len(s.Rollup), func(i int) any { return &s.Rollup[i] }, false); err != nil {
 		return err
 	}
-	if err := list("deltas", len(s.Deltas), func(i int) any { return &s.Deltas[i] }, true); err != nil {
+	if err := list("deltas", len(s.Deltas), func(i int) any { return &s.Deltas[i] }, false); err != nil {
+		return err
+	}
+	if err := list("case_metrics", len(s.CaseMetrics), func(i int) any { return &s.CaseMetrics[i] }, true); err != nil {
 		return err
 	}
 	_, err := w.WriteString("}\n")

@@ -55,9 +55,11 @@ func WriteResults(w io.Writer, s *Summary) error {
 	}
 	b.WriteString("## Models\n\n")
 	resultsTable(&b, s.Rollup, false, "No model trials in this run.")
+	caseTable(&b, s.CaseMetrics, false)
 	b.WriteString("\n## Control agents\n\n")
 	b.WriteString("Control agents are scripted, not models: `control:reference` performs the task's reference calls, `control:compromised` also follows the injection once it reaches its context, `control:refuse` calls no tool. They check the fixtures, scorers and defenses and are never compared with models.\n\n")
 	resultsTable(&b, s.Rollup, true, "No control-agent trials in this run.")
+	caseTable(&b, s.CaseMetrics, true)
 	b.WriteString("\n## Files\n\n")
 	b.WriteString("- `summary.json`: every cell (per objective and rolled up) with n, k, rate, Wilson bounds and errors, plus the deltas\n")
 	b.WriteString("- `matrix_<metric>.csv`: model × class per arm and register\n")
@@ -96,6 +98,29 @@ func resultsTable(b *strings.Builder, cells []Cell, control bool, empty string) 
 			fmt.Fprintf(b, " %s |", mdRate(c.Metrics[m.key]))
 		}
 		b.WriteString("\n")
+	}
+}
+
+// caseTable prints the case-level metrics: repeats merged, targeted ASR
+// (objective met) with its conditional rates and their subset sizes.
+func caseTable(b *strings.Builder, cells []CaseCell, control bool) {
+	var rows []*CaseCell
+	for i := range cells {
+		if cells[i].Control == control {
+			rows = append(rows, &cells[i])
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\nPer case (task, payload, objective, seed; repeated attempts merged, any success counts). Benign utility is over distinct tasks; a task is benign-solved if a completed benign trial solved it.\n\n")
+	b.WriteString("| model | arm | register | class | cases | targeted ASR | secure utility | exposed | ASR \\| exposed | benign-solved | ASR \\| benign solved | benign utility (tasks) |\n")
+	b.WriteString("|---|---|---|---|--:|---|---|--:|---|--:|---|---|\n")
+	for _, c := range rows {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s | %d | %s | %d | %s | %s (%d) |\n",
+			mdEscape(c.Model), mdEscape(c.Arm), mdEscape(c.Register), mdEscape(c.Class), c.Cases,
+			mdRate(c.TargetedASR), mdRate(c.SecureUtility), c.ExposedCases, mdRate(c.ConditionalASRExposed),
+			c.BenignSolvedCases, mdRate(c.ConditionalASRBenignSolved), mdRate(c.BenignUtility), c.BenignTasks)
 	}
 }
 

@@ -164,6 +164,9 @@ type Summary struct {
 	Cells  []Cell  `json:"cells"`
 	Rollup []Cell  `json:"rollup"`
 	Deltas []Delta `json:"deltas"`
+	// CaseMetrics are the case-level metrics of the evaluation method per
+	// (model, arm, register, class), with repeated attempts merged.
+	CaseMetrics []CaseCell `json:"case_metrics"`
 }
 
 // interner maps strings to small ids so per-case keys stay compact.
@@ -217,6 +220,7 @@ const (
 	cObjectiveMet
 	cUtility
 	cSideEffect
+	cExposed
 	cPresent uint8 = 1 << 7
 )
 
@@ -320,6 +324,9 @@ func (a *aggregator) add(r *rawRecord) {
 	}
 	if f&fSideEffect != 0 {
 		o |= cSideEffect
+	}
+	if f&fExposed != 0 {
+		o |= cExposed
 	}
 	key := caseKey{group: g, variant: v, task: a.tasks.id(r.task), objective: ck.objective, seed: a.seeds.id(r.seed)}
 	ci, ok := a.cases[key]
@@ -460,7 +467,7 @@ func armLess(a, b string) bool {
 func (a *aggregator) summary() *Summary {
 	// Empty lists stay [] rather than null in summary.json.
 	s := &Summary{SchemaVersion: SchemaVersion, Counts: a.counts, Warnings: []string{}, Metrics: Metrics,
-		Cells: []Cell{}, Rollup: []Cell{}}
+		Cells: []Cell{}, Rollup: []Cell{}, CaseMetrics: []CaseCell{}}
 	type rollKey struct{ model, arm, register, class uint32 }
 	roll := map[rollKey]*counter{}
 	for k, c := range a.cells {
@@ -494,6 +501,7 @@ func (a *aggregator) summary() *Summary {
 		}
 	}
 	s.Deltas = a.deltas(roll2map(s.Rollup))
+	s.CaseMetrics = a.caseMetrics()
 	return s
 }
 

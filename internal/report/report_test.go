@@ -397,3 +397,62 @@ func TestEmptyRun(t *testing.T) {
 		t.Errorf("counts %+v", s.Counts)
 	}
 }
+
+// TestCaseMetricsMatchStats recomputes the case-level metrics of every
+// (model, arm, register, class) with stats.MergeAttempts and
+// stats.ComputeCases, the reference implementation of the method.
+func TestCaseMetricsMatchStats(t *testing.T) {
+	recs := fixtureRecords()
+	s, err := Aggregate(writeRun(t, recs, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ma struct{ model, arm string }
+	benign := map[ma]map[string]bool{}
+	type group struct{ model, arm, register, class string }
+	attempts := map[group][]stats.Case{}
+	for _, r := range recs {
+		if r.Error != nil {
+			continue
+		}
+		if r.AttackClass == BenignClass {
+			k := ma{r.Model, r.Arm}
+			if benign[k] == nil {
+				benign[k] = map[string]bool{}
+			}
+			benign[k][r.Task] = benign[k][r.Task] || r.Utility
+			continue
+		}
+		g := group{r.Model, r.Arm, r.Register, r.AttackClass}
+		attempts[g] = append(attempts[g], stats.Case{UserTask: r.Task, InjectionGoal: fmt.Sprintf("%s/%s/%d", r.PayloadID, r.Objective, r.Seed),
+			Utility: r.Utility, AttackSuccess: r.ObjectiveMet, SideEffect: r.SideEffect, Exposed: r.Exposed})
+	}
+	if len(s.CaseMetrics) != len(attempts) {
+		t.Fatalf("%d case cells, want %d", len(s.CaseMetrics), len(attempts))
+	}
+	rate := func(r Rate) float64 {
+		if r.Rate == nil {
+			return -1
+		}
+		return *r.Rate
+	}
+	opt := func(p *float64) float64 {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	for _, c := range s.CaseMetrics {
+		want, err := stats.ComputeCases(benign[ma{c.Model, c.Arm}], stats.MergeAttempts(attempts[group{c.Model, c.Arm, c.Register, c.Class}]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []float64{float64(c.Cases), rate(c.TargetedASR), rate(c.Utility), rate(c.SecureUtility), float64(c.ExposedCases),
+			rate(c.ConditionalASRExposed), float64(c.BenignSolvedCases), rate(c.ConditionalASRBenignSolved), float64(c.BenignTasks), rate(c.BenignUtility)}
+		exp := []float64{float64(want.SecurityCases), want.TargetedASR, want.RawAttackedUtility, want.SecureUtilityInScope, float64(want.ExposedCases),
+			opt(want.ConditionalASRExposed), float64(want.BenignSolvedCases), opt(want.ConditionalASRBenignSolved), float64(want.BenignTasks), want.BenignUtility}
+		if fmt.Sprint(got) != fmt.Sprint(exp) {
+			t.Errorf("%s/%s/%s/%s: got %v, want %v", c.Model, c.Arm, c.Register, c.Class, got, exp)
+		}
+	}
+}
