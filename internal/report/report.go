@@ -559,7 +559,12 @@ func (a *aggregator) deltas(rollup map[deltaGroup]*Cell) []Delta {
 			continue
 		}
 		gk := groupKey{a.models.ids[dg.model], a.registers.ids[dg.register], a.classes.ids[dg.class]}
-		p := pairs[pairKey{a.groups[gk], a.arms.ids[dg.arm]}]
+		var p *[4]stats.PairedCounts
+		// A group made only of errored trials never entered the case
+		// index; it has no pairs rather than some other group's.
+		if g, ok := a.groups[gk]; ok {
+			p = pairs[pairKey{g, a.arms.ids[dg.arm]}]
+		}
 		for i, metric := range DeltaMetrics {
 			d := Delta{Model: c.Model, Control: c.Control, Class: c.Class, Register: c.Register, Arm: c.Arm, Metric: metric,
 				ArmRate: c.Metrics[metric], NoneRate: base.Metrics[metric], ArmErrors: c.Errors, NoneErrors: base.Errors}

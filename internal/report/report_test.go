@@ -456,3 +456,31 @@ func TestCaseMetricsMatchStats(t *testing.T) {
 		}
 	}
 }
+
+// A (model, register, class) whose trials all errored must get no paired
+// counts, not those of another group.
+func TestAllErroredGroupHasNoPairs(t *testing.T) {
+	recs := fixtureRecords()
+	msg := "refused by provider"
+	for i := range recs {
+		if recs[i].Model == "control:reference" && recs[i].AttackClass == "tool_description" {
+			recs[i].Error = &msg
+		}
+	}
+	s, err := Aggregate(writeRun(t, recs, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range s.Deltas {
+		if d.Model == "control:reference" && d.Class == "tool_description" {
+			found = true
+			if d.Paired != nil || d.ArmRate.N != 0 || d.ArmErrors == 0 || d.Diff != nil {
+				t.Errorf("all-errored delta %+v should have no pairs, n=0, errors>0, diff null", d)
+			}
+		}
+	}
+	if !found {
+		t.Error("the all-errored group should still be listed with its error count")
+	}
+}
