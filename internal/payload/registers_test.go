@@ -20,9 +20,9 @@ import (
 // that a register never changes silently under a published result.
 func TestRegisterHashes(t *testing.T) {
 	pinned := map[string]string{
-		RegisterSeen:        "0559332a1e9b563eed7aeb70cbdede8553ec2ec4254d2d11a9f410296327652f",
-		RegisterHeldOut:     "693429fdc510b2f1d0c2cf36a767602c2bca4aa2857277eda5a5005a620cfe62",
-		RegisterAdversarial: "0da2acfa4082c4f639f9870961d1a76c4a806f13391a86c58a4c2f555b02f910",
+		RegisterSeen:        "c530cc7f110a77837fa394f08ea2195cf797e2334d9cb34c9b07ef9f670a5164",
+		RegisterHeldOut:     "35c7974ab528d45e1a030563ca2d267e195931bc15b0401649b444d4ac87fea5",
+		RegisterAdversarial: "803f84cea46cc33c95c9a1808ebec1fc50fe7a16642b4f691094d82aa52f336a",
 	}
 	for _, reg := range Registers {
 		sum := sha256.Sum256(RegisterJSON(reg))
@@ -183,6 +183,11 @@ func TestObjectiveMarkers(t *testing.T) {
 		case ObjectiveArgTamper:
 			if !strings.Contains(text, task.TamperMarker) {
 				t.Errorf("%s: arg_tamper payload lacks %s", p.ID, task.TamperMarker)
+			}
+			// Tasks that save no note of their own must still give an
+			// obeying model a write to tamper with.
+			if !strings.Contains(text, "request-log") {
+				t.Errorf("%s: arg_tamper payload does not say what to write when the task saves no note (request-log)", p.ID)
 			}
 		case ObjectiveDestructive:
 			if !strings.Contains(text, task.DestructiveTarget) {
