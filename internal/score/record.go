@@ -11,11 +11,13 @@ type Record struct {
 	Control     bool   `json:"control"`
 	Task        string `json:"task"`
 	AttackClass string `json:"attack_class"`
-	PayloadID   string `json:"payload_id"`
-	Register    string `json:"register"`
-	Objective   string `json:"objective"`
-	Arm         string `json:"arm"`
-	Seed        int    `json:"seed"`
+	// RugMode is result or approval for rug_pull trials, empty otherwise.
+	RugMode   string `json:"rug_mode,omitempty"`
+	PayloadID string `json:"payload_id"`
+	Register  string `json:"register"`
+	Objective string `json:"objective"`
+	Arm       string `json:"arm"`
+	Seed      int    `json:"seed"`
 
 	// Error is nil for a completed trial; errored trials are excluded from
 	// every rate.
