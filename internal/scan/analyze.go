@@ -465,10 +465,10 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	// expensive negation check runs on few sentences.
 	if f&(fFlow|fRead) != 0 && f&(fSecret|fSecretWeak|fCtx|fFile|fDest|fField|fVerbatim|fContents) != 0 {
 		mt := string(mtb)
-		if f&fFlow != 0 && !liveVerb(mt, lex.flowStems) {
+		if f&fFlow != 0 && !liveVerb(mt, lexIndexOnce().flowStems) {
 			f &^= fFlow
 		}
-		if f&fRead != 0 && !liveVerb(mt, lex.readStems) {
+		if f&fRead != 0 && !liveVerb(mt, lexIndexOnce().readStems) {
 			f &^= fRead
 		}
 	}

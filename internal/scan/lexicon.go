@@ -373,7 +373,10 @@ func pattern(p string) string {
 	return matchText(p)
 }
 
-var lex = buildLex()
+// lexicon automaton is built on first use, not at start-up: it costs
+// tens of megabytes and most mcpsec processes (a fixture server, a
+// report) never scan.
+var lexIndexOnce = sync.OnceValue(buildLex)
 
 func buildLex() *lexIndex {
 	byPattern := map[string]feature{}
@@ -485,8 +488,9 @@ func appendMatch(b []byte, s string) []byte {
 // lexFeatures returns the lexicon features of a match text.
 func lexFeatures(mt []byte) feature {
 	var f feature
-	for _, i := range lex.matcher.MatchThreadSafe(mt) {
-		f |= lex.features[i]
+	lx := lexIndexOnce()
+	for _, i := range lx.matcher.MatchThreadSafe(mt) {
+		f |= lx.features[i]
 	}
 	return f
 }
