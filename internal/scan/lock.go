@@ -104,7 +104,10 @@ func ParseLock(name string, data []byte) (*Lockfile, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case asErr(err, &se):
-			off = max(0, se.Offset-1)
+			off = se.Offset
+			if !strings.Contains(se.Error(), "unexpected end") {
+				off = max(0, off-1) // point at the offending byte
+			}
 		case asErr(err, &te):
 			off = te.Offset
 		}

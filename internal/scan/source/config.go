@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
 )
@@ -119,7 +120,10 @@ func syntaxErr(name string, data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		off = max(0, se.Offset-1)
+		off = se.Offset
+		if !strings.Contains(se.Error(), "unexpected end") {
+			off = max(0, off-1) // point at the offending byte
+		}
 	case errors.As(err, &te):
 		off = te.Offset
 	}
