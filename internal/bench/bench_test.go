@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpsec/mcpsec/internal/score"
 )
@@ -120,13 +121,21 @@ func readIDs(t *testing.T, dir string) []string {
 func TestResumeRepairsTornLineAndCompletesGrid(t *testing.T) {
 	dir := t.TempDir()
 	g := smallGrid()
-	ctx := context.Background()
-	res, err := Sweep(ctx, Options{Grid: g, Out: dir, Limit: 6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Ran != 6 {
-		t.Fatalf("ran %d, want 6", res.Ran)
+	// Stop the first sweep part way, as a crash would.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for ctx.Err() == nil {
+			if b, _ := os.ReadFile(filepath.Join(dir, TrialsFile)); strings.Count(string(b), "\n") >= 6 {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	_, err := Sweep(ctx, Options{Grid: g, Out: dir})
+	cancel()
+	if err == nil {
+		t.Fatal("the interrupted sweep reported success")
 	}
 	// Simulate a kill in the middle of writing a record.
 	f, err := os.OpenFile(filepath.Join(dir, TrialsFile), os.O_APPEND|os.O_WRONLY, 0)
@@ -135,7 +144,7 @@ func TestResumeRepairsTornLineAndCompletesGrid(t *testing.T) {
 	}
 	f.WriteString(`{"trial_id":"torn","model":"cont`)
 	f.Close()
-	if _, err := Sweep(ctx, Options{Grid: g, Out: dir, Resume: true}); err != nil {
+	if _, err := Sweep(context.Background(), Options{Grid: g, Out: dir, Resume: true}); err != nil {
 		t.Fatal(err)
 	}
 	ids := readIDs(t, dir)
@@ -148,12 +157,27 @@ func TestResumeRepairsTornLineAndCompletesGrid(t *testing.T) {
 			t.Fatalf("trial %s recorded twice", ids[i])
 		}
 	}
-	res, err = Sweep(ctx, Options{Grid: g, Out: dir, Resume: true})
+	res, err := Sweep(context.Background(), Options{Grid: g, Out: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Ran != 0 || res.Skipped != len(want) {
 		t.Fatalf("second resume ran %d skipped %d", res.Ran, res.Skipped)
+	}
+}
+
+func TestResumeKeepsTheRunsSample(t *testing.T) {
+	dir := t.TempDir()
+	g := smallGrid()
+	if _, err := Sweep(context.Background(), Options{Grid: g, Out: dir, LimitPerClass: 1}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Sweep(context.Background(), Options{Grid: g, Out: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ran != 0 {
+		t.Fatalf("resume of a sampled run ran %d more trials", res.Ran)
 	}
 }
 

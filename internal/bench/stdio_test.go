@@ -1,12 +1,20 @@
 package bench_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpsec/mcpsec/internal/bench"
 	"github.com/mcpsec/mcpsec/internal/cli"
+	"github.com/mcpsec/mcpsec/internal/score"
 )
 
 // The test binary doubles as the mcpsec binary so that stdio fixtures run
@@ -77,6 +85,70 @@ func BenchmarkControlTrialStdio(b *testing.B) {
 		rec, err := bench.RunTrial(context.Background(), env, g, tr, "")
 		if err != nil || rec.Error != nil || !rec.Realized {
 			b.Fatalf("trial failed: %v %+v", err, rec)
+		}
+	}
+}
+
+// TestKillNineThenResume kills a real mcpsec bench process with SIGKILL
+// while it writes records, then resumes: the run must hold exactly the
+// selected grid, with no trial lost and none duplicated.
+func TestKillNineThenResume(t *testing.T) {
+	t.Setenv(execEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	args := []string{"bench", "--out", dir, "--arms", "none,policy,pinning", "--limit-per-class", "4", "--concurrency", "2"}
+	for _, after := range []int{3, 40} {
+		os.RemoveAll(dir)
+		cmd := exec.Command(exe, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			b, _ := os.ReadFile(filepath.Join(dir, bench.TrialsFile))
+			if bytes.Count(b, []byte("\n")) >= after {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("the sweep wrote no records")
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		var stderr bytes.Buffer
+		if code := cli.Run([]string{"bench", "--resume", dir}, strings.NewReader(""), io.Discard, &stderr); code != 0 {
+			t.Fatalf("resume exit %d: %s", code, stderr.String())
+		}
+		g := bench.DefaultGrid()
+		g.Arms = []string{"none", "policy", "pinning"}
+		want := map[string]bool{}
+		for _, tr := range bench.Select(g.Expand(), bench.Shard{Index: 1, Count: 1}, 0, 4) {
+			want[tr.ID] = true
+		}
+		f, err := os.Open(filepath.Join(dir, bench.TrialsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		err = bench.ReadRecords(f, "trials", nil, func(r score.Record) error { got[r.TrialID]++; return nil })
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, n := range got {
+			if n != 1 || !want[id] {
+				t.Fatalf("killed after %d: trial %s recorded %d times (in grid: %v)", after, id, n, want[id])
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("killed after %d: %d of %d trials recorded after resume", after, len(got), len(want))
 		}
 	}
 }

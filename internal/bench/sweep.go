@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -19,8 +20,49 @@ import (
 	"github.com/mcpsec/mcpsec/internal/score"
 )
 
+// SelectionFile records the shard and sampling a run was started with.
+const SelectionFile = "selection.json"
+
+// Selection is the subset of the grid a run covers.
+type Selection struct {
+	Shard         Shard `json:"shard"`
+	Limit         int   `json:"limit"`
+	LimitPerClass int   `json:"limit_per_class"`
+}
+
+func writeSelection(dir string, s Selection) error {
+	if s.Shard.Count == 0 {
+		s.Shard = Shard{1, 1}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode selection: %w", err)
+	}
+	return writeSynced(filepath.Join(dir, SelectionFile), append(b, '\n'))
+}
+
+// readSelection reads a run's selection; a run without the file (merged
+// runs) covers its whole grid.
+func readSelection(dir string) (Selection, error) {
+	b, err := os.ReadFile(filepath.Join(dir, SelectionFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return Selection{Shard: Shard{1, 1}}, nil
+	}
+	if err != nil {
+		return Selection{}, fmt.Errorf("read selection: %w", err)
+	}
+	var s Selection
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Selection{}, fmt.Errorf("%w: %s: %v", ErrConfig, filepath.Join(dir, SelectionFile), err)
+	}
+	return s, nil
+}
+
 // Shard selects a deterministic subset of a grid: trial i of n.
-type Shard struct{ Index, Count int }
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
 
 // ParseShard reads "i/n" (1-based).
 func ParseShard(s string) (Shard, error) {
@@ -169,12 +211,18 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 	}
 	start := now()
 	g := opts.Grid
+	sel := Selection{Shard: opts.Shard, Limit: opts.Limit, LimitPerClass: opts.LimitPerClass}
 	if opts.Resume {
 		frozen, err := LoadGrid(filepath.Join(opts.Out, ConfigFile))
 		if err != nil {
 			return Result{}, fmt.Errorf("resume %s: %w", opts.Out, err)
 		}
 		g = frozen
+		// The shard and sample a run was started with are part of what
+		// "the full grid" means for it.
+		if sel, err = readSelection(opts.Out); err != nil {
+			return Result{}, fmt.Errorf("resume %s: %w", opts.Out, err)
+		}
 	} else {
 		if err := prepareDir(opts.Out); err != nil {
 			return Result{}, err
@@ -186,7 +234,11 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 		if err := writeSynced(filepath.Join(opts.Out, ConfigFile), b); err != nil {
 			return Result{}, err
 		}
+		if err := writeSelection(opts.Out, sel); err != nil {
+			return Result{}, err
+		}
 	}
+	opts.Shard, opts.Limit, opts.LimitPerClass = sel.Shard, sel.Limit, sel.LimitPerClass
 	trials := Select(g.Expand(), opts.Shard, opts.Limit, opts.LimitPerClass)
 	res := Result{Planned: len(trials), Excluded: map[string]string{}}
 

@@ -34,6 +34,7 @@ var keyedProviders = []struct{ env, spec string }{
 func newDemoCmd(env *Env) *cobra.Command {
 	var out string
 	var models []string
+	var perClass int
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Scan the bundled poisoned servers, then run the built-in benchmark offline",
@@ -78,12 +79,14 @@ does nothing. They prove the fixtures, scorers and defenses right.`,
 			if out == "" {
 				out = filepath.Join("results", "demo-"+time.Now().UTC().Format("20060102T150405Z"))
 			}
-			fmt.Fprintf(env.Stdout, "\n== bench: built-in grid, %d trials ==\n", len(g.Expand()))
-			_, err := sweepAndReport(ctx, env, g, out, benchFlags{}, bench.Shard{Index: 1, Count: 1})
+			n := len(bench.Select(g.Expand(), bench.Shard{Index: 1, Count: 1}, 0, perClass))
+			fmt.Fprintf(env.Stdout, "\n== bench: built-in grid, %d trials ==\n", n)
+			_, err := sweepAndReport(ctx, env, g, out, benchFlags{perClass: perClass}, bench.Shard{Index: 1, Count: 1})
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "run directory (default results/demo-<UTC timestamp>)")
+	cmd.Flags().IntVar(&perClass, "limit-per-class", 0, "run at most N trials per (model, arm, class) for a quicker look")
 	cmd.Flags().StringSliceVar(&models, "model", nil, "also run these model specs (default: one small model per provider whose API key is set)")
 	return cmd
 }
