@@ -222,3 +222,33 @@ func TestMergeShards(t *testing.T) {
 		t.Fatalf("merge of different grids: err = %v", err)
 	}
 }
+
+func TestModelWithoutKeyIsSkippedWithOneLine(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	g := smallGrid()
+	g.Models = []string{"control:reference", "anthropic:claude-test"}
+	dir := t.TempDir()
+	var log strings.Builder
+	res, err := Sweep(context.Background(), Options{Grid: g, Out: dir, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(log.String(), "skipping model") != 1 || !strings.Contains(log.String(), "ANTHROPIC_API_KEY") {
+		t.Fatalf("log:\n%s", log.String())
+	}
+	if _, ok := res.Excluded["anthropic:claude-test"]; !ok {
+		t.Fatal("model not excluded")
+	}
+	f, _ := os.Open(filepath.Join(dir, TrialsFile))
+	defer f.Close()
+	ReadRecords(f, "t", nil, func(r score.Record) error {
+		if r.Model != "control:reference" {
+			t.Errorf("a trial of %s was recorded", r.Model)
+		}
+		return nil
+	})
+	md, _ := os.ReadFile(filepath.Join(dir, RunFile))
+	if !strings.Contains(string(md), "`anthropic:claude-test`: model, skipped") {
+		t.Errorf("RUN.md does not list the skipped model:\n%s", md)
+	}
+}

@@ -95,3 +95,46 @@ func TestRecordThenReplayGivesTheSameTrial(t *testing.T) {
 		t.Fatalf("unrecorded trial: err=%v rec=%+v", err, rec)
 	}
 }
+
+// TestKeyNeverWritten runs a recorded sweep with a sentinel API key and
+// checks that no file of the run or the cassettes contains it.
+func TestKeyNeverWritten(t *testing.T) {
+	const sentinel = "sk-SENTINEL-7f3a9c-never-write-me"
+	var calls atomic.Int64
+	srv := scriptedChat(t, &calls)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", sentinel)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	g := smallGrid()
+	g.Models = []string{"openai:gpt-test"}
+	g.Arms = []string{"none"}
+	base := t.TempDir()
+	out := filepath.Join(base, "run")
+	if _, err := Sweep(context.Background(), Options{Grid: g, Out: out, Env: Env{Transport: "memory", RecordDir: filepath.Join(base, "cassettes")}}); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() == 0 {
+		t.Fatal("the provider was never called")
+	}
+	files := 0
+	err := filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), sentinel) || strings.Contains(string(b), "SENTINEL-7f3a9c") {
+			t.Errorf("%s contains the API key", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 4 {
+		t.Fatalf("only %d files written", files)
+	}
+}
