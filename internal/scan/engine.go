@@ -143,6 +143,9 @@ func collectStrings(units []unit, part, path string, v any) []unit {
 			if isProps {
 				units = append(units, unit{"name", p, k})
 			}
+			if v, ok := x[k].(string); ok && schemaKeyword(k, v) {
+				continue
+			}
 			units = collectStrings(units, part, p, x[k])
 		}
 	case []any:
@@ -151,6 +154,27 @@ func collectStrings(units []unit, part, path string, v any) []unit {
 		}
 	}
 	return units
+}
+
+// schemaKeyword reports JSON Schema keyword values ("type": "string",
+// "format": "uri") that are vocabulary, not prose; any other value of those
+// keys is still scanned.
+func schemaKeyword(key, v string) bool {
+	switch key {
+	case "type":
+		switch v {
+		case "string", "number", "integer", "boolean", "object", "array", "null":
+			return true
+		}
+	case "format":
+		switch v {
+		case "uri", "uri-reference", "email", "date", "date-time", "time", "uuid", "ipv4", "ipv6", "hostname", "regex", "byte", "binary", "int32", "int64", "float", "double", "password":
+			return true
+		}
+	case "$schema":
+		return strings.HasPrefix(v, "http://json-schema.org/") || strings.HasPrefix(v, "https://json-schema.org/")
+	}
+	return false
 }
 
 // escapeSeg escapes a path segment the JSON Pointer way so that keys
@@ -200,8 +224,8 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	if destructiveToolRef(text, tool) {
 		f |= fDestructTool
 	}
-	for _, r := range Rules {
-		if !r.structural() || !r.appliesTo(part) || f&r.All != r.All {
+	for _, r := range structuralRules[part] {
+		if f&r.All != r.All {
 			continue
 		}
 		ok := true
@@ -219,6 +243,19 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 }
 
 var identWords = strings.NewReplacer("_", " ", "-", " ")
+
+// structuralRules lists, per part, the structural rules that apply there.
+var structuralRules = func() map[string][]*Rule {
+	m := map[string][]*Rule{}
+	for _, part := range []string{"description", "schema", "name"} {
+		for _, r := range Rules {
+			if r.structural() && r.appliesTo(part) {
+				m[part] = append(m[part], r)
+			}
+		}
+	}
+	return m
+}()
 
 // match is one rule firing on one piece of text.
 type match struct {
@@ -266,10 +303,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		}
 	}
 	var out []match
-	for _, r := range Rules {
-		if !r.structural() || !r.appliesTo(part) {
-			continue
-		}
+	for _, r := range structuralRules[part] {
 		// A single sentence is the better evidence; pairs are the fallback.
 		ev := ""
 		for i := range sents {
