@@ -316,7 +316,7 @@ func checkPrefilterSound(t *testing.T, text string) {
 	t.Helper()
 	for _, s := range split(text) {
 		c := candidates(s.text)
-		for i, r := range rules {
+		for i, r := range rules() {
 			if !c[i] && r.matchPatterns(s.text) {
 				t.Errorf("prefilter skips rule %s on %q, which its patterns match", r.Name, s.text)
 			}
