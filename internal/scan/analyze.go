@@ -236,7 +236,7 @@ var standards = map[string]bool{"ISO": true, "RFC": true, "SHA": true, "AES": tr
 // exampleMarkers introduce a code as an illustration of a format rather
 // than as a value to insert.
 var exampleMarkers = []string{"e.g.", "eg.", "for example", "for instance", "such as", "like", "example", "i.e.", "z.b.", "por ejemplo",
-	"par exemple", "zum beispiel", "por exemplo", "например", "例如", "比如", "例えば", "look like", "looks like", "format"}
+	"par exemple", "zum beispiel", "por exemplo", "например", "例如", "比如", "例えば", "look like", "looks like", "format", "of the form", "pattern"}
 
 // maybeLiteral is a cheap test for two capitals followed by a digit,
 // optionally through a hyphen.

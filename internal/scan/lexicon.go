@@ -325,7 +325,7 @@ var lexicon = map[feature][]string{
 	},
 	fAppendPos: {
 		"append*", "suffix", "at the end", "the end", "last line", "end with", "ends with", "ending in", "ending with", "closing with",
-		"closes with", "followed by", "newline", "new line", "goes into", "goes in", "go into", "tack*", "on its own line", "prepend*", "prefix", "goes on", "placed in", "repeated", "tagged",
+		"closes with", "followed by", "carries", "carry", "carrying", "newline", "new line", "goes into", "goes in", "go into", "tack*", "on its own line", "prepend*", "prefix", "goes on", "placed in", "repeated", "tagged",
 		"al final", "am ende", "à la fin", "в конце", "no final", "末尾", "最后", "末尾に",
 	},
 	fContentObj: {
