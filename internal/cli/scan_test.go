@@ -60,6 +60,8 @@ func TestScanCommand(t *testing.T) {
 		{name: "config malformed", args: []string{"scan", "--config", scanData("malformed.json")}, code: 2, wantErr: "malformed.json:3:19"},
 		{name: "unreachable stdio names server", args: []string{"scan", "--stdio", "/nonexistent/mcp-server --flag"}, code: 2, wantErr: "/nonexistent/mcp-server"},
 		{name: "unreachable url names server", args: []string{"scan", "--url", "http://127.0.0.1:1/mcp", "--timeout", "5s"}, code: 2, wantErr: "127.0.0.1:1"},
+		{name: "silent stdio server times out", args: []string{"scan", "--stdio", "sleep 30", "--timeout", "1s"}, code: 2, wantErr: "sleep"},
+		{name: "garbage stdio server", args: []string{"scan", "--stdio", "echo not-json-rpc", "--timeout", "5s"}, code: 2, wantErr: "echo"},
 		{name: "bad url", args: []string{"scan", "--url", "ftp://x"}, code: 2, wantErr: "http:// or https://"},
 		{name: "bad stdio quoting", args: []string{"scan", "--stdio", `node "server.js`}, code: 2, wantErr: "unterminated quote"},
 		{name: "bad lockfile", args: []string{"scan", "--catalog", scanData("clean.json"), "--lock", scanData("malformed.json")}, code: 2, wantErr: "malformed.json:3:19"},
