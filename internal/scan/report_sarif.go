@@ -50,9 +50,10 @@ func securitySeverity(s Severity) string {
 	return [...]string{"0.0", "3.0", "5.5", "8.0", "9.5"}[s]
 }
 
+// sarifLog puts version first so that consumers can sniff it.
 type sarifLog struct {
-	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
+	Schema  string     `json:"$schema"`
 	Runs    []sarifRun `json:"runs"`
 }
 
