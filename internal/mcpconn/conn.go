@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -46,13 +47,14 @@ type Result struct {
 // Conn is one initialized MCP client session. Methods are safe for
 // concurrent use.
 type Conn struct {
-	name    string
-	opts    Options
-	session *mcp.ClientSession
-	tap     *tapConn // nil for streamable HTTP
-	proc    *process // nil unless we started the server
-	httpTr  *http.Transport
-	changed chan struct{}
+	name      string
+	opts      Options
+	session   *mcp.ClientSession
+	tap       *tapConn // nil for streamable HTTP
+	proc      *process // nil unless we started the server
+	httpTr    *http.Transport
+	httpConns *connTracker
+	changed   chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -83,9 +85,9 @@ func Connect(ctx context.Context, src Source, opts Options) (*Conn, error) {
 		c.proc = p
 		t = &tapTransport{inner: p.transport(), conn: c}
 	case src.URL != "":
-		// A private transport so Close can drop its idle keep-alive
-		// connections (and their goroutines) with the session.
-		c.httpTr = http.DefaultTransport.(*http.Transport).Clone()
+		// A private transport so Close can cut its connections (and
+		// their goroutines) with the session.
+		c.httpTr, c.httpConns = newHTTPTransport()
 		t = &mcp.StreamableClientTransport{
 			Endpoint:     src.URL,
 			HTTPClient:   &http.Client{Transport: c.httpTr},
@@ -438,6 +440,10 @@ func (c *Conn) classify(ctx context.Context, op string, slot *rawSlot, err error
 	if errors.Is(err, context.Canceled) {
 		return &Error{Server: c.name, Op: op, Err: err}
 	}
+	var dial *net.OpError
+	if errors.As(err, &dial) && dial.Op == "dial" {
+		return c.wrap(op, ErrServerExited, err) // nothing is listening
+	}
 	var werr *jsonrpc.Error
 	if errors.As(err, &werr) {
 		if strings.HasPrefix(op, "tools/call ") {
@@ -488,7 +494,17 @@ func (c *Conn) shutdown() error {
 		_ = c.proc.stop(c.opts.TerminateGrace)
 	}
 	if c.httpTr != nil {
-		defer c.httpTr.CloseIdleConnections()
+		// A well-behaved server acknowledges the session's DELETE within
+		// the grace period; otherwise cutting the connections unblocks
+		// requests a silent server never answered.
+		g := time.NewTimer(c.opts.TerminateGrace)
+		select {
+		case <-done:
+		case <-g.C:
+		}
+		g.Stop()
+		c.httpConns.closeAll()
+		c.httpTr.CloseIdleConnections()
 	}
 	// With the process gone the pipes are closed, so the SDK's reader
 	// unblocks; a session that still does not finish is abandoned rather
