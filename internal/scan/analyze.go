@@ -463,14 +463,50 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	}
 	// Verbs only count when something sensitive is in play, so the more
 	// expensive negation check runs on few sentences.
-	if f&(fFlow|fRead) != 0 && f&(fSecret|fSecretWeak|fCtx|fFile|fDest|fField|fVerbatim|fContents) != 0 {
+	if f&(fFlow|fRead|fCallTool) != 0 && f&(fSecret|fSecretWeak|fCtx|fFile|fDest|fField|fVerbatim|fContents) != 0 {
 		mt := string(mtb)
-		if f&fFlow != 0 && !liveVerb(mt, lexIndexOnce().flowStems) {
+		lx := lexIndexOnce()
+		flowLive, flowFound := verbState(mt, lx.flowStems)
+		readLive, readFound := verbState(mt, lx.readStems)
+		// Where no verb could be located word by word (other languages,
+		// phrases), a prohibition or a description of the tool's own
+		// behaviour means the verb is not a demand.
+		unlocated := !flowFound && !readFound
+		descriptive := f&fPassive != 0 && f&(fModal|fPrereq) == 0
+		if descriptive || (unlocated && negatedSentence(mt)) {
+			flowLive, readLive = false, false
+			f &^= fCallTool
+		}
+		if f&fFlow != 0 && !flowLive {
 			f &^= fFlow
 		}
-		if f&fRead != 0 && !liveVerb(mt, lexIndexOnce().readStems) {
+		if f&fRead != 0 && !readLive {
 			f &^= fRead
 		}
 	}
+	// A prohibition in a language whose negation does not sit right
+	// before the verb ("gib niemals", "请勿", "n'incluez jamais") demands
+	// nothing; only what it asks to hide still counts.
+	if f&fHide == 0 && f&(fFlow|fRead|fCallTool|fModal|fImper) != 0 && prohibition(string(mtb)) {
+		f &^= fFlow | fRead | fCallTool | fModal | fImper | fField | fStore | fPrereq
+	}
 	return f
+}
+
+var foreignNegators = map[string]bool{"nicht": true, "niemals": true, "nie": true, "kein": true, "keine": true, "keinen": true, "jamais": true,
+	"pas": true, "nunca": true, "não": true, "nem": true, "не": true, "никогда": true, "ni": true}
+
+// prohibition reports a negated order in a language other than English.
+func prohibition(mt string) bool {
+	for _, t := range strings.Fields(mt) {
+		if foreignNegators[t] {
+			return true
+		}
+	}
+	for _, n := range cjkNegators {
+		if strings.Contains(mt, n) {
+			return true
+		}
+	}
+	return false
 }

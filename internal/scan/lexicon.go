@@ -58,6 +58,8 @@ const (
 	fContentObj                         // user content: body, message, note text
 	fDestructTool                       // names a destructive tool other than this one
 	fNamedTarget                        // a specific named object: `x`, titled x, some-name
+	fPassive                            // passive or third-person description of the tool's own behaviour
+	fCallTool                           // call, invoke: a tool call as the destination
 )
 
 var featureNames = map[feature]string{
@@ -70,6 +72,7 @@ var featureNames = map[feature]string{
 	fAuthority: "authority", fRole: "role_markup", fDest: "destination", fSiblingOut: "sibling_output", fDestructDemand: "destructive_demand",
 	fConvSrc: "conversation_source", fStore: "store", fValueRef: "value_ref", fLiteral: "literal_code", fAppendPos: "append_position",
 	fContentObj: "content_object", fDestructTool: "destructive_tool", fNamedTarget: "named_target",
+	fPassive: "passive", fCallTool: "call_tool",
 }
 
 func (f feature) String() string {
@@ -149,7 +152,7 @@ var lexicon = map[feature][]string{
 		"密钥", "凭证", "凭据", "令牌", "私钥", "秘钥", "api密钥", "環境変数", "認証情報", "資格情報", "秘密鍵", "apiキー", "トークン", "シークレット",
 	},
 	fSecretWeak: {
-		"password*", "cookie*", "contraseña*", "passwort*", "kennwort*", "mot de passe", "mots de passe", "пароль*",
+		"password*", "cookie*", "contraseña*", "passwort*", "passwört*", "kennwort*", "kennwört*", "mot de passe", "mots de passe", "пароль*",
 		"senha*", "密码", "口令", "パスワード",
 	},
 	fCtx: {
@@ -184,7 +187,7 @@ var lexicon = map[feature][]string{
 		"transcribe", "transcribed", "echo", "echoed", "mirror", "mirrored", "reproduce", "reproduced", "duplicate", "duplicated",
 		"carry over", "carried over", "relay", "relayed", "submit", "submitted", "add", "added", "write", "written", "dump", "dumped",
 		"transfer", "transferred", "deliver", "delivered", "quote", "quoted", "stash", "stashed", "smuggle*", "hand over", "pipe", "piped",
-		"post", "report", "log", "call", "invoke", "save", "store", "export", "exported",
+		"post", "report", "log", "save", "store", "export", "exported",
 		"übergib", "übergeben", "übergebe", "rufe", "llama", "llames", "appelle", "appelez", "вызови", "chame",
 		"envía*", "enviar", "envíe", "incluye", "incluir", "incluya", "copia", "copiar", "copie", "pega", "pegar", "adjunta*", "reenvía*",
 		"transmite", "sube", "pon", "coloca", "inserta", "añade", "agrega",
@@ -221,7 +224,7 @@ var lexicon = map[feature][]string{
 	},
 	fHide: {
 		"do not tell", "don't tell", "dont tell", "do not mention", "don't mention", "never mention", "do not inform", "don't inform",
-		"without telling", "without informing", "without notifying", "without alerting", "without asking", "without letting",
+		"without telling", "without informing", "without notifying", "without alerting", "without letting",
 		"do not notify", "don't notify", "do not reveal", "don't reveal", "never reveal", "do not disclose", "don't disclose", "never disclose",
 		"do not show", "don't show", "do not display", "don't display", "not visible", "invisible to", "keep this secret", "keep this hidden", "keep it secret", "keep it hidden", "keep this between",
 		"hide this", "hide it", "hide the", "hide that", "hide from", "hidden from",
@@ -331,6 +334,14 @@ var lexicon = map[feature][]string{
 	fContentObj: {
 		"body", "bodies", "note text", "message text", "content", "text", "note", "notes", "message", "messages", "description", "comment",
 		"cuerpo", "nachricht*", "notiz*", "inhalt", "corps", "texte", "тело", "текст", "заметк*", "corpo", "texto", "正文", "内容", "笔记", "本文", "ノート",
+	},
+	fPassive: {
+		"se lee", "se leen", "se envía", "se envia", "se incluye", "se obtiene", "es leído", "es leída", "wird", "werden", "est lu", "est lue",
+		"sont lus", "sont lues", "est envoyé", "est envoyée", "é lido", "é lida", "é enviado", "é enviada", "são lidos", "читается", "считывается",
+		"берётся", "берется", "передаётся", "передается", "отправляется", "此工具", "该工具", "本工具", "这个工具", "られます", "されます", "られる",
+	},
+	fCallTool: {
+		"call", "invoke", "rufe", "llama", "llames", "appelle", "appelez", "вызови", "chame", "调用", "呼び出",
 	},
 	fSiblingOut: {
 		"returned by", "returned from", "from the output of", "output of", "result of", "results of", "from a previous call", "from a prior call",
@@ -498,7 +509,7 @@ func lexFeatures(mt []byte) feature {
 var negators = map[string]bool{
 	"not": true, "never": true, "no": true, "don't": true, "dont": true, "doesn't": true, "won't": true, "without": true, "nor": true,
 	"cannot": true, "can't": true, "shouldn't": true, "mustn't": true, "nunca": true, "nicht": true, "nie": true, "kein": true,
-	"keine": true, "pas": true, "jamais": true, "ne": true, "не": true, "никогда": true, "não": true, "nem": true,
+	"keine": true, "pas": true, "jamais": true, "ne": true, "не": true, "никогда": true, "não": true, "nem": true, "niemals": true,
 }
 
 var passiveAux = map[string]bool{"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "being": true, "gets": true, "get": true, "got": true}
@@ -510,8 +521,13 @@ var modalAux = map[string]bool{"must": true, "should": true, "shall": true, "nee
 // occurrence can be located (scripts without spaces, multi-word phrases)
 // the verb is assumed live.
 func liveVerb(mt string, stems []stem) bool {
+	live, _ := verbState(mt, stems)
+	return live
+}
+
+// verbState is liveVerb that also says whether any occurrence was found.
+func verbState(mt string, stems []stem) (live, found bool) {
 	toks := strings.Fields(mt)
-	found := false
 	for i, t := range toks {
 		hit := false
 		for _, s := range stems {
@@ -536,8 +552,25 @@ func liveVerb(mt string, stems []stem) bool {
 			passive = !(i > 1 && modalAux[toks[i-2]])
 		}
 		if !negated && !passive {
+			return true, true
+		}
+	}
+	return !found, found
+}
+
+var cjkNegators = []string{"不要", "请勿", "勿", "别", "禁止", "不得", "不能", "ないで", "ません", "しない"}
+
+// negatedSentence reports a prohibition in any supported language.
+func negatedSentence(mt string) bool {
+	for _, t := range strings.Fields(mt) {
+		if negators[t] {
 			return true
 		}
 	}
-	return !found
+	for _, n := range cjkNegators {
+		if strings.Contains(mt, n) {
+			return true
+		}
+	}
+	return false
 }
