@@ -3,6 +3,7 @@ package scan
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -138,8 +139,6 @@ var sensitivePaths = []string{
 
 var dotEnv = regexp.MustCompile("(^|[\\s/~'\"`(])\\.env(\\.[a-z]+)?($|[\\s'\"`),:;.])")
 
-var sensitivePathMatcher = ahocorasick.NewStringMatcher(sensitivePaths)
-
 // Hints are raw-text markers found in one Aho-Corasick pass over the
 // lower-cased text; they gate the more expensive checks.
 const (
@@ -169,16 +168,24 @@ var hintPatterns = func() ([]string, []int) {
 	return pats, kinds
 }
 
-var hintMatcher, hintKinds = func() (*ahocorasick.Matcher, []int) {
+type hintIndex struct {
+	matcher *ahocorasick.Matcher
+	kinds   []int
+}
+
+// hintIndexOnce builds the raw-hint automaton on first use, like the
+// lexicon's: processes that never scan do not pay for it.
+var hintIndexOnce = sync.OnceValue(func() *hintIndex {
 	pats, kinds := hintPatterns()
-	return ahocorasick.NewStringMatcher(pats), kinds
-}()
+	return &hintIndex{matcher: ahocorasick.NewStringMatcher(pats), kinds: kinds}
+})
 
 // rawHints returns the hint bits present in lower-cased text.
 func rawHints(lower string) int {
 	h := 0
-	for _, i := range hintMatcher.MatchThreadSafe([]byte(lower)) {
-		h |= hintKinds[i]
+	hi := hintIndexOnce()
+	for _, i := range hi.matcher.MatchThreadSafe([]byte(lower)) {
+		h |= hi.kinds[i]
 	}
 	if h&hintEnv != 0 && dotEnv.MatchString(lower) {
 		h |= hintFile
@@ -187,12 +194,7 @@ func rawHints(lower string) int {
 }
 
 // hasSensitivePath spots paths of files that hold secrets.
-func hasSensitivePath(lower string) bool {
-	if sensitivePathMatcher.Contains([]byte(lower)) {
-		return true
-	}
-	return strings.Contains(lower, ".env") && dotEnv.MatchString(lower)
-}
+func hasSensitivePath(lower string) bool { return rawHints(lower)&hintFile != 0 }
 
 var (
 	emailRe = regexp.MustCompile(`[a-z0-9._%+\-]+@[a-z0-9\-]+(\.[a-z0-9\-]+)+`)
