@@ -155,10 +155,38 @@ func TestWellBehavedServer(t *testing.T) {
 				t.Errorf("ListPrompts = %+v, %v", prompts, err)
 			}
 			res, err := c.ListResources(ctx)
-			if err != nil || len(res) != 0 {
-				t.Errorf("ListResources on a server without resources = %+v, %v", res, err)
+			var uris []string
+			for _, r := range res {
+				uris = append(uris, r.Name+"="+r.URI)
+			}
+			// Three resources over two pages, then the template.
+			wantRes := "alpha=note://fixture.invalid/alpha,beta=note://fixture.invalid/beta,gamma=note://fixture.invalid/gamma,any-note=note://fixture.invalid/{name}"
+			if err != nil || strings.Join(uris, ",") != wantRes {
+				t.Errorf("ListResources = %v, %v", uris, err)
 			}
 		})
+	}
+}
+
+func TestMissingCapabilitiesListEmpty(t *testing.T) {
+	checkGoroutines(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tools-only", Version: "0"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "only", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	c := connectInMemory(t, "tools-only", srv, mcpconn.DefaultOptions())
+	ctx := context.Background()
+	prompts, err := c.ListPrompts(ctx)
+	if err != nil || len(prompts) != 0 {
+		t.Errorf("ListPrompts = %v, %v", prompts, err)
+	}
+	res, err := c.ListResources(ctx)
+	if err != nil || len(res) != 0 {
+		t.Errorf("ListResources = %v, %v", res, err)
+	}
+	tools, _, err := c.ListTools(ctx)
+	if err != nil || len(tools) != 1 {
+		t.Errorf("ListTools = %v, %v", tools, err)
 	}
 }
 

@@ -129,6 +129,26 @@ func TestInteropOfficialServers(t *testing.T) {
 			if res.IsError || !strings.Contains(res.Text, tc.wantText) {
 				t.Errorf("CallTool %s = %+v, want text containing %q", tc.call, res, tc.wantText)
 			}
+			prompts, err := c.ListPrompts(ctx)
+			if err != nil {
+				t.Errorf("ListPrompts: %v", err)
+			}
+			resources, err := c.ListResources(ctx)
+			if err != nil {
+				t.Errorf("ListResources: %v", err)
+			}
+			for _, r := range resources {
+				if r.URI == "" || r.Name == "" {
+					t.Errorf("resource without name or URI: %+v", r)
+				}
+			}
+			if strings.HasPrefix(tc.name, "everything") {
+				// server-everything offers prompts, resources and templates.
+				if len(prompts) == 0 || len(resources) == 0 {
+					t.Errorf("server-everything: %d prompts, %d resources", len(prompts), len(resources))
+				}
+				t.Logf("%d prompts, %d resources (incl. templates)", len(prompts), len(resources))
+			}
 		})
 	}
 }

@@ -105,6 +105,16 @@ func echoServer() *mcp.Server {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 		})
 	}
+	for _, n := range []string{"alpha", "beta", "gamma"} {
+		s.AddResource(&mcp.Resource{Name: n, URI: "note://fixture.invalid/" + n, MIMEType: "text/plain", Description: "Note " + n + "."},
+			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{}, nil
+			})
+	}
+	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "any-note", URITemplate: "note://fixture.invalid/{name}"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
 	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greets someone.", Arguments: []*mcp.PromptArgument{{Name: "who", Description: "whom to greet"}}},
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{}, nil
