@@ -229,6 +229,9 @@ func (c *Conn) ListTools(ctx context.Context) ([]catalog.Tool, json.RawMessage, 
 		if seen[page.NextCursor] {
 			return nil, nil, c.wrap(op, ErrProtocol, fmt.Errorf("pagination cursor %q repeats", page.NextCursor))
 		}
+		if len(seen) == maxPages {
+			return nil, nil, c.wrap(op, ErrProtocol, fmt.Errorf("more than %d pages", maxPages))
+		}
 		seen[page.NextCursor] = true
 		cursor = page.NextCursor
 	}

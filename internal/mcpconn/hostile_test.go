@@ -154,3 +154,37 @@ func TestDeepResultFailsOnlyThatCall(t *testing.T) {
 		t.Fatalf("call after the rejected one: %+v, %v", res, err)
 	}
 }
+
+// TestCloseInterruptsPendingCall: closing a connection (say on Ctrl-C)
+// ends a call that is waiting on a hung server instead of leaving it to
+// its timeout.
+func TestCloseInterruptsPendingCall(t *testing.T) {
+	checkGoroutines(t)
+	cmd, env := selfCommand("faulty:" + fixture.FaultyHang)
+	c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: "hung", Command: cmd, Env: env}, mcpconn.DefaultOptions())
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	pid := c.Pid()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(context.Background(), "poke", nil) // 30 s call timeout
+		errc <- err
+	}()
+	// Whether the call is already pending or not yet sent when Close
+	// runs, it must end with ErrServerExited; the pause makes the pending
+	// case the usual one.
+	time.Sleep(100 * time.Millisecond)
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	select {
+	case err := <-errc:
+		if !errors.Is(err, mcpconn.ErrServerExited) {
+			t.Errorf("pending call ended with %v, want ErrServerExited", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("pending call still blocked after Close")
+	}
+	assertGone(t, pid)
+}
