@@ -103,3 +103,39 @@ func TestLineConnWriteHonoursDeadline(t *testing.T) {
 		t.Fatalf("Write after deadline: %v", err)
 	}
 }
+
+// FuzzLineConnRead feeds arbitrary server output to the stdio connection:
+// it must never panic, and never hand the SDK more than the size cap.
+func FuzzLineConnRead(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+		`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"x"}]` + "\n",
+		`{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m","data":[1]}}` + "\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"\xff\"}}\n",
+		"garbage\n\n{\n}\n",
+		`{"jsonrpc":"2.0","id":null,"method":"n"}` + "\n",
+		`[]` + "\n" + `{"jsonrpc":"2.0","id":1.5,"result":1}` + "\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const limit = 256
+		c := &lineConn{lines: newLineReader(strings.NewReader(string(data)), limit)}
+		for range 64 {
+			m, err := c.Read(context.Background())
+			if err != nil {
+				return
+			}
+			var size int
+			switch m := m.(type) {
+			case *jsonrpc.Request:
+				size = len(m.Params)
+			case *jsonrpc.Response:
+				size = len(m.Result)
+			}
+			if size > limit {
+				t.Fatalf("message part of %d bytes passed a %d-byte cap", size, limit)
+			}
+		}
+	})
+}
