@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -185,6 +186,13 @@ func sweepAndReport(ctx context.Context, env *Env, g bench.Grid, out string, bf 
 		return bench.Result{}, inputErr(err)
 	}
 	benv.RecordDir = bf.record
+	// A sweep allocates briskly and keeps little alive, so it trades
+	// memory for less GC time, under a soft cap that keeps it bounded.
+	// GOGC and GOMEMLIMIT in the environment still win.
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
+	}
 	fmt.Fprintf(env.Stderr, "run directory: %s\n", out)
 	res, err := bench.Sweep(ctx, bench.Options{
 		Grid: g, Out: out, Resume: bf.resume != "", RetryErrors: bf.retryErrors, Shard: shard,
