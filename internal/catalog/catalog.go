@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 )
@@ -211,7 +212,7 @@ func positionError(name string, data []byte, err error) error {
 	case errors.As(err, &te):
 		off = te.Offset
 	}
-	if errors.Is(err, errEOF(err)) || off < 0 {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || off < 0 {
 		off = int64(len(data))
 	} else if errors.As(err, &se) && off > 0 && off < int64(len(data)) {
 		// A syntax error's offset counts the offending byte; point at it.
@@ -224,15 +225,6 @@ func positionError(name string, data []byte, err error) error {
 	}
 	return &InputError{File: name, Line: line, Column: col, Offset: off, Msg: msg}
 }
-
-func errEOF(err error) error {
-	if err != nil && (err.Error() == "EOF" || err.Error() == "unexpected EOF") {
-		return err
-	}
-	return errSentinelNever
-}
-
-var errSentinelNever = errors.New("never")
 
 // LineCol converts a byte offset into a 1-based line and column.
 func LineCol(data []byte, off int64) (int, int) {
