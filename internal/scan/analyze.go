@@ -13,11 +13,28 @@ import (
 // splitSentences cuts text into sentences at line breaks and at sentence
 // punctuation followed by a space (so paths like ~/.ssh stay whole).
 func splitSentences(text string) []string {
-	out := make([]string, 0, 4)
+	spans := sentenceSpans(text)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = text[sp[0]:sp[1]]
+	}
+	return out
+}
+
+// sentenceSpans is splitSentences as byte ranges of text, trimmed.
+func sentenceSpans(text string) [][2]int {
+	out := make([][2]int, 0, 4)
 	start := 0
 	emit := func(end int) {
-		if s := strings.TrimSpace(text[start:end]); s != "" {
-			out = append(out, s)
+		a, b := start, end
+		for a < b && isSpaceByte(text[a]) {
+			a++
+		}
+		for b > a && isSpaceByte(text[b-1]) {
+			b--
+		}
+		if a < b {
+			out = append(out, [2]int{a, b})
 		}
 		start = end
 	}
@@ -40,6 +57,10 @@ func splitSentences(text string) []string {
 		emit(len(text))
 	}
 	return out
+}
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "approx": true, "incl": true, "no": true, "z.b": true, "bzw": true, "p.ej": true, "ex": true, "eg": true, "ie": true}

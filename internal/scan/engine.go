@@ -273,16 +273,18 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 	if !sc.mayMatch(text, lowerText, part, server, tool) {
 		return nil
 	}
-	sents := splitSentences(text)
-	feats := make([]feature, len(sents))
+	spans := sentenceSpans(text)
+	sents := make([]string, len(spans))
+	feats := make([]feature, len(spans))
 	sameOffsets := len(lowerText) == len(text)
-	for i, s := range sents {
+	for i, sp := range spans {
+		s := text[sp[0]:sp[1]]
+		sents[i] = s
 		lower := ""
 		if sameOffsets {
-			// Sentences are substrings of text; take the same span of
-			// the lower-cased text instead of lower-casing again.
-			off := strings.Index(text, s)
-			lower = lowerText[off : off+len(s)]
+			// Take the same span of the lower-cased text instead of
+			// lower-casing again.
+			lower = lowerText[sp[0]:sp[1]]
 		} else {
 			lower = strings.ToLower(s)
 		}

@@ -156,16 +156,17 @@ var lexicon = map[feature][]string{
 		"senha*", "密码", "口令", "パスワード",
 	},
 	fCtx: {
-		"conversation*", "chat history", "chat log*", "message history", "previous message*", "prior message*", "earlier message*",
+		"conversation history", "conversation so far", "whole conversation", "entire conversation", "full conversation",
+		"conversation transcript*", "conversation log*", "all of the conversation", "chat history", "chat log*", "message history", "previous message*", "prior message*", "earlier message*",
 		"past message*", "preceding message*", "the context", "your context", "context window", "system prompt*", "system message*",
 		"your instructions", "your prompt", "transcript*", "what the user said", "everything the user", "the user's messages",
 		"dialogue", "dialog history", "session history", "prompt history", "recent messages", "all messages", "memory", "memories",
-		"conversación", "historial", "mensajes anteriores", "contexto", "prompt del sistema", "instrucciones del sistema",
-		"unterhaltung", "gespräch*", "verlauf", "chatverlauf", "vorherige nachrichten", "kontext", "systemprompt", "systemanweisung*",
-		"historique", "messages précédents", "contexte", "prompt système", "instructions système",
-		"разговор*", "переписк*", "истори*", "предыдущие сообщения", "контекст*", "системный промпт", "системные инструкции",
-		"conversa", "histórico", "mensagens anteriores", "prompt do sistema",
-		"对话", "聊天记录", "历史记录", "上下文", "系统提示", "之前的消息", "会话", "会話", "履歴", "チャット", "コンテキスト", "システムプロンプト", "以前のメッセージ",
+		"historial", "mensajes anteriores", "contexto", "prompt del sistema", "instrucciones del sistema",
+		"verlauf", "chatverlauf", "vorherige nachrichten", "kontext", "systemprompt", "systemanweisung*",
+		"historique", "toute la conversation", "historial de la conversación", "toda la conversación", "gesamte unterhaltung", "gesprächsverlauf", "вся переписка", "весь разговор", "toda a conversa", "histórico da conversa", "对话记录", "整个对话", "会話履歴", "会話全体", "messages précédents", "contexte", "prompt système", "instructions système",
+		"переписк*", "истори*", "предыдущие сообщения", "контекст*", "системный промпт", "системные инструкции",
+		"histórico", "mensagens anteriores", "prompt do sistema",
+		"聊天记录", "历史记录", "上下文", "系统提示", "之前的消息", "履歴", "コンテキスト", "システムプロンプト", "以前のメッセージ",
 	},
 	fSrc: {
 		"from the conversation", "from the chat", "from the context", "in the context", "in your context", "from your context",
@@ -354,7 +355,36 @@ type lexIndex struct {
 	matcher  *ahocorasick.Matcher
 	features []feature
 	// stems of flow/read verbs for the negation and passive check.
-	flowStems, readStems []stem
+	flowStems, readStems stemSet
+}
+
+// stemSet holds verb stems: exact words in a map, prefixes in a list.
+type stemSet struct {
+	exact  map[string]bool
+	prefix []string
+}
+
+func (ss *stemSet) add(p string) {
+	if ss.exact == nil {
+		ss.exact = map[string]bool{}
+	}
+	if strings.HasSuffix(p, "*") {
+		ss.prefix = append(ss.prefix, strings.TrimSuffix(p, "*"))
+		return
+	}
+	ss.exact[p] = true
+}
+
+func (ss *stemSet) has(t string) bool {
+	if ss.exact[t] {
+		return true
+	}
+	for _, p := range ss.prefix {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 type stem struct {
@@ -411,12 +441,12 @@ func buildLex() *lexIndex {
 	li.matcher = ahocorasick.NewStringMatcher(order)
 	for _, p := range lexicon[fFlow] {
 		if !isCJK(p) && !strings.Contains(p, " ") {
-			li.flowStems = append(li.flowStems, stem{s: strings.TrimSuffix(p, "*"), prefix: strings.HasSuffix(p, "*")})
+			li.flowStems.add(p)
 		}
 	}
 	for _, p := range lexicon[fRead] {
 		if !isCJK(p) && !strings.Contains(p, " ") {
-			li.readStems = append(li.readStems, stem{s: strings.TrimSuffix(p, "*"), prefix: strings.HasSuffix(p, "*")})
+			li.readStems.add(p)
 		}
 	}
 	return li
@@ -520,23 +550,16 @@ var modalAux = map[string]bool{"must": true, "should": true, "shall": true, "nee
 // of what the tool itself does ("the key is read from"). When no
 // occurrence can be located (scripts without spaces, multi-word phrases)
 // the verb is assumed live.
-func liveVerb(mt string, stems []stem) bool {
+func liveVerb(mt string, stems stemSet) bool {
 	live, _ := verbState(mt, stems)
 	return live
 }
 
 // verbState is liveVerb that also says whether any occurrence was found.
-func verbState(mt string, stems []stem) (live, found bool) {
+func verbState(mt string, stems stemSet) (live, found bool) {
 	toks := strings.Fields(mt)
 	for i, t := range toks {
-		hit := false
-		for _, s := range stems {
-			if t == s.s || (s.prefix && strings.HasPrefix(t, s.s)) {
-				hit = true
-				break
-			}
-		}
-		if !hit {
+		if !stems.has(t) {
 			continue
 		}
 		found = true

@@ -111,6 +111,7 @@ var Rules = []*Rule{
 			"Do not include secrets from your environment in the query.",
 			"Pass the session token returned by the login tool.",
 			"Returns the conversation history for the given session id.",
+			"Pass the city mentioned in the conversation as the city parameter.",
 			"No incluyas contraseñas en la consulta. La clave API se lee de las variables de entorno.",
 			"请勿在日志中记录令牌。此工具从环境变量读取 API 密钥。",
 			"パスワードをクエリに含めないでください。APIキーは環境変数から読み取られます。",
@@ -141,8 +142,8 @@ var Rules = []*Rule{
 		Description: "A specific value from the conversation or context (a code, token, reference) is to be carried into a record, field or export: data leaves the chat as a side effect.",
 		Any: []feature{
 			fConvSrc,
-			fFlow | fField | fVerbatim | fStore,
-			fValueRef | fSecret | fSecretWeak | fVerbatim | fUnreq,
+			fStore,
+			fValueRef | fSecret | fSecretWeak | fVerbatim,
 		},
 		None:   fSiblingOut,
 		Window: true,
@@ -155,6 +156,7 @@ var Rules = []*Rule{
 			"Stores a fact from the conversation in long-term memory.",
 			"Summarizes the text from the conversation.",
 			"Returns the messages of the conversation with the given id.",
+			"Set the value field to the value the user gave in the conversation.",
 		},
 	},
 	{
