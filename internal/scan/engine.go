@@ -358,11 +358,19 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	if strings.TrimSpace(u.text) == "" {
 		return nil
 	}
-	p := prepare(u.text)
 	mk := func(r *Rule, sev Severity, msg, ev string) Finding {
 		return Finding{RuleID: r.ID, Severity: sev, Server: server, Tool: tool, Location: u.loc, Message: msg, Evidence: clip(visible(ev))}
 	}
 	var out []Finding
+	if len(u.text) > maxUnitBytes {
+		// A hostile server can send megabytes of "documentation". The
+		// size is itself a finding; the head and tail, where a model's
+		// attention goes, are analysed.
+		r := RuleByID("meta.oversized")
+		out = append(out, mk(r, r.Severity, fmt.Sprintf("%s Size: %d bytes; the first and last %d bytes were analysed.", r.Description, len(u.text), maxUnitBytes/2), u.text[:200]))
+		u.text = headTail(u.text, maxUnitBytes/2)
+	}
+	p := prepare(u.text)
 	plain := sc.analyze(p.text, u.part, server, self)
 	fired := map[string]bool{}
 	for _, m := range plain {
@@ -429,6 +437,22 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		}
 	}
 	return out
+}
+
+// maxUnitBytes bounds the text of one metadata string that is analysed.
+const maxUnitBytes = 64 << 10
+
+// headTail keeps the first and last n bytes of s, cut at rune boundaries.
+func headTail(s string, n int) string {
+	h := n
+	for h > 0 && !utf8.RuneStart(s[h]) {
+		h--
+	}
+	t := len(s) - n
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return s[:h] + "\n" + s[t:]
 }
 
 // dedupe keeps the most serious finding per rule, tool and location.

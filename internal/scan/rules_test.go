@@ -23,6 +23,9 @@ func sampleFindings(t *testing.T, sample string) []Finding {
 			"properties": map[string]any{"x": map[string]any{"type": "string", "description": strings.TrimPrefix(sample, "prop:")}},
 		}}
 		return ScanTool("sample", tool)
+	case strings.HasPrefix(sample, "big:"):
+		text := strings.TrimPrefix(sample, "big:")
+		return ScanTool("sample", catalog.Tool{Name: "sample_tool", Description: strings.Repeat(text, maxUnitBytes/len(text)+1)})
 	case strings.HasPrefix(sample, "name:"):
 		return ScanTool("sample", catalog.Tool{Name: strings.TrimPrefix(sample, "name:"), Description: "Sample tool."})
 	}
