@@ -167,9 +167,9 @@ func runBench(ctx context.Context, env *Env, bf benchFlags, concurrencySet bool)
 	return err
 }
 
-func benchEnv(g bench.Grid) (bench.Env, error) {
+func benchEnv(env *Env, g bench.Grid) (bench.Env, error) {
 	v, rev, dirty := BuildInfo()
-	e := bench.Env{Transport: g.Transport, Version: v, GitRevision: rev, GitDirty: dirty}
+	e := bench.Env{Transport: g.Transport, Version: v, GitRevision: rev, GitDirty: dirty, Conn: env.Conn}
 	if g.Transport == "stdio" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -181,7 +181,7 @@ func benchEnv(g bench.Grid) (bench.Env, error) {
 }
 
 func sweepAndReport(ctx context.Context, env *Env, g bench.Grid, out string, bf benchFlags, shard bench.Shard) (bench.Result, error) {
-	benv, err := benchEnv(g)
+	benv, err := benchEnv(env, g)
 	if err != nil {
 		return bench.Result{}, inputErr(err)
 	}
@@ -268,7 +268,7 @@ func dryRun(ctx context.Context, env *Env, g bench.Grid, bf benchFlags, shard be
 // calibrate runs n live trials per non-control model (into a throwaway
 // directory) and returns their mean token use.
 func calibrate(ctx context.Context, env *Env, g bench.Grid, trials []bench.Trial, n int) (map[string]bench.TokenStats, error) {
-	benv, err := benchEnv(g)
+	benv, err := benchEnv(env, g)
 	if err != nil {
 		return nil, inputErr(err)
 	}

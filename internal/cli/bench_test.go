@@ -135,3 +135,22 @@ func TestDemoRunsOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestProtocolVersionFlag(t *testing.T) {
+	code, _, errs := run(t, "trial", "--model", "control:reference", "--protocol-version", "1999-01-01")
+	if code != 2 || !strings.Contains(errs, "--protocol-version") || !strings.Contains(errs, "2025-11-25") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	tracePath := filepath.Join(t.TempDir(), "t.jsonl")
+	code, _, errs = run(t, "trial", "--model", "control:reference", "--class", "none", "--protocol-version", "2025-06-18", "--trace", tracePath)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"protocol_version":"2025-06-18"`) {
+		t.Fatalf("negotiated version not pinned in the trace:\n%s", b)
+	}
+}

@@ -56,7 +56,7 @@ does nothing. They prove the fixtures, scorers and defenses right.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			if err := demoScan(ctx, env.Stdout); err != nil {
+			if err := demoScan(ctx, env.Stdout, env.Conn); err != nil {
 				return err
 			}
 			g := bench.DefaultGrid()
@@ -104,7 +104,7 @@ func joinComma(xs []string) string {
 
 // demoScan scans one poisoned fixture per class and prints grades and the
 // top findings.
-func demoScan(ctx context.Context, w io.Writer) error {
+func demoScan(ctx context.Context, w io.Writer, opts mcpconn.Options) error {
 	fmt.Fprintln(w, "== scan: the bundled poisoned servers (seen exfil payloads) ==")
 	for _, class := range payload.Classes {
 		p := payload.Default(class, payload.ObjectiveExfil)
@@ -124,7 +124,7 @@ func demoScan(ctx context.Context, w io.Writer) error {
 			servers = []*mcp.Server{fixture.NewServer(world, fixture.ServerConfig{Name: "workspace",
 				Attack: &fixture.Attack{Class: class, Payload: p, RugMode: mode}})}
 		}
-		conns, err := demoConnect(ctx, servers)
+		conns, err := demoConnect(ctx, servers, opts)
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func demoScan(ctx context.Context, w io.Writer) error {
 	return nil
 }
 
-func demoConnect(ctx context.Context, servers []*mcp.Server) ([]*mcpconn.Conn, error) {
+func demoConnect(ctx context.Context, servers []*mcp.Server, opts mcpconn.Options) ([]*mcpconn.Conn, error) {
 	var conns []*mcpconn.Conn
 	for i, s := range servers {
 		ct, st := mcp.NewInMemoryTransports()
@@ -171,7 +171,7 @@ func demoConnect(ctx context.Context, servers []*mcp.Server) ([]*mcpconn.Conn, e
 		if i > 0 {
 			name = bench.ShadowServer
 		}
-		c, err := mcpconn.Connect(ctx, mcpconn.Source{Name: name, Transport: ct}, mcpconn.DefaultOptions())
+		c, err := mcpconn.Connect(ctx, mcpconn.Source{Name: name, Transport: ct}, opts)
 		if err != nil {
 			closeConns(conns)
 			return nil, err

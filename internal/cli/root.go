@@ -10,9 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpsec/mcpsec/internal/mcpconn"
 )
 
 // Exit codes, part of mcpsec's contract.
@@ -29,6 +33,9 @@ type Env struct {
 	Stderr io.Writer
 	// Getenv reads environment variables (tests inject their own).
 	Getenv func(string) string
+	// Conn holds the connection limits and protocol version set by the
+	// global flags; every command that talks to a server uses them.
+	Conn mcpconn.Options
 }
 
 // ExitError carries a specific exit code out of a command.
@@ -87,6 +94,21 @@ Exit codes: 0 done, 1 a --fail-on threshold was crossed, 2 setup or input
 error (the message names the file, position, server or call).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+	}
+	env.Conn = mcpconn.DefaultOptions()
+	pf := root.PersistentFlags()
+	pf.StringVar(&env.Conn.ProtocolVersion, "protocol-version", env.Conn.ProtocolVersion,
+		"MCP protocol version to offer in initialize (one of "+strings.Join(mcpconn.SupportedProtocolVersions(), ", ")+")")
+	pf.DurationVar(&env.Conn.ConnectTimeout, "connect-timeout", env.Conn.ConnectTimeout, "bound on a server's start-up and initialize handshake")
+	pf.DurationVar(&env.Conn.CallTimeout, "call-timeout", env.Conn.CallTimeout, "bound on every request to a server after the handshake")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if !slices.Contains(mcpconn.SupportedProtocolVersions(), env.Conn.ProtocolVersion) {
+			return inputErrf("--protocol-version %q: want one of %s", env.Conn.ProtocolVersion, strings.Join(mcpconn.SupportedProtocolVersions(), ", "))
+		}
+		if env.Conn.ConnectTimeout <= 0 || env.Conn.CallTimeout <= 0 {
+			return inputErrf("--connect-timeout and --call-timeout must be positive")
+		}
+		return nil
 	}
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)

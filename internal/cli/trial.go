@@ -75,7 +75,7 @@ register's payload for the class and objective is used.`,
 				g.Temperature = &tempVal
 			}
 			v, rev, dirty := BuildInfo()
-			benv := bench.Env{Transport: "memory", FixedCanary: fixed, RecordDir: record, Version: v, GitRevision: rev, GitDirty: dirty}
+			benv := bench.Env{Transport: "memory", FixedCanary: fixed, RecordDir: record, Version: v, GitRevision: rev, GitDirty: dirty, Conn: env.Conn}
 			rec, err := bench.RunTrial(cmd.Context(), benv, g, t, tracef)
 			if err != nil {
 				if errors.Is(err, model.ErrNoKey) {
