@@ -242,6 +242,32 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	return false
 }
 
+// subsume drops matches whose meaning a stronger match on the same text
+// already reports, so one demand is not listed three times.
+func subsume(ms []match) []match {
+	if len(ms) < 2 {
+		return ms
+	}
+	fired := map[string]bool{}
+	for _, m := range ms {
+		fired[m.rule.ID] = true
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		drop := false
+		for _, id := range m.rule.SubsumedBy {
+			if fired[id] {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 var identWords = strings.NewReplacer("_", " ", "-", " ")
 
 // structuralRules lists, per part, the structural rules that apply there.
@@ -323,7 +349,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 			out = append(out, match{rule: r, evidence: ev})
 		}
 	}
-	return out
+	return subsume(out)
 }
 
 const maxEvidence = 300

@@ -3,6 +3,7 @@ package scan
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 )
 
 // Finding is one thing the scanner found wrong with a catalog.
@@ -89,6 +90,11 @@ func sortFindings(fs []Finding) {
 		a, b := fs[i], fs[j]
 		if a.Severity != b.Severity {
 			return a.Severity > b.Severity
+		}
+		// Among equals, what changed since the lockfile comes first: it
+		// is the news of a scan against a lock.
+		if da, db := strings.HasPrefix(a.RuleID, "drift."), strings.HasPrefix(b.RuleID, "drift."); da != db {
+			return da
 		}
 		if a.Tool != b.Tool {
 			return a.Tool < b.Tool

@@ -102,7 +102,6 @@ func ExampleScanTool() {
 	}
 	// Output:
 	// critical exfil.context_secret description
-	// medium inject.prereq_action description
 }
 
 func ExampleScan() {
