@@ -37,7 +37,7 @@ func (sf *sourceFlags) add(cmd *cobra.Command) {
 	f.StringArrayVar(&sf.urls, "url", nil, "connect to a streamable-HTTP MCP server at `URL` (repeatable)")
 	f.StringArrayVar(&sf.configs, "config", nil, "MCP client config `FILE` (Claude Desktop/Cursor mcpServers, VS Code servers or mcp.servers)")
 	f.BoolVar(&sf.allowExec, "allow-exec", false, "allow starting the server commands listed in --config files")
-	f.DurationVar(&sf.timeout, "timeout", 0, "connect timeout per live server (default 10s)")
+	f.DurationVar(&sf.timeout, "timeout", 0, "connect timeout per live server (default: --connect-timeout, 10s)")
 }
 
 // loaded is a catalog with what the SARIF writer needs to point into it.
@@ -76,7 +76,13 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 			out.sarif.URI, out.sarif.Data, out.sarif.Catalog = path, data, c
 		}
 	}
-	opts := mcpconn.DefaultOptions()
+	// The global --protocol-version, --connect-timeout and --call-timeout
+	// apply; --timeout is kept as this command's shorthand for the
+	// connect timeout.
+	opts := env.Conn
+	if opts.CallTimeout == 0 {
+		opts = mcpconn.DefaultOptions()
+	}
 	if sf.timeout > 0 {
 		opts.ConnectTimeout = sf.timeout
 	}
