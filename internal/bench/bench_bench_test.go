@@ -34,3 +34,25 @@ func BenchmarkControlTrialWithTraceFile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkControlSweep10k runs a 10,000-trial sweep of the three control
+// agents (every payload, every arm, fixtures in-process, traces and
+// records synced to disk) and reports trials per second.
+func BenchmarkControlSweep10k(b *testing.B) {
+	g := DefaultGrid()
+	g.PayloadsPerCell = 0
+	if n := len(g.Expand()); n < 10000 {
+		b.Fatalf("grid has only %d trials", n)
+	}
+	for b.Loop() {
+		dir := filepath.Join(b.TempDir(), "run")
+		res, err := Sweep(context.Background(), Options{Grid: g, Out: dir, Limit: 10000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Ran != 10000 || res.Errored != 0 {
+			b.Fatalf("ran %d, errored %d", res.Ran, res.Errored)
+		}
+		b.ReportMetric(float64(res.Ran)/res.Elapsed.Seconds(), "trials/s")
+	}
+}
