@@ -95,7 +95,7 @@ func writeSynthetic(tb testing.TB, path string, n int) {
 var benchRunDir = flag.String("bench-run-dir", "", "write the synthetic 1M-trial run here instead of a temp dir")
 
 // BenchmarkAggregate1M aggregates one million synthetic trial records
-// (see docs/sections/stats.md for the RSS measurement).
+// (see the README's statistics section for the RSS measurement).
 func BenchmarkAggregate1M(b *testing.B) {
 	dir := b.TempDir()
 	if *benchRunDir != "" {
