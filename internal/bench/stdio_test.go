@@ -152,3 +152,22 @@ func TestKillNineThenResume(t *testing.T) {
 		}
 	}
 }
+
+func TestStdioServerStderrReachesTheTrace(t *testing.T) {
+	env := stdioEnv(t)
+	g := bench.DefaultGrid()
+	tr := bench.Trial{Model: "control:reference", Task: "calc_invoice", AttackClass: "none", PayloadID: "none", Register: "none", Objective: "none", Arm: "none", Seed: 1}
+	tr.ID = bench.TrialID(tr)
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if _, err := bench.RunTrial(context.Background(), env, g, tr, path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fixture serve announces itself on stderr.
+	if !strings.Contains(string(b), `"kind":"server_stderr"`) || !strings.Contains(string(b), "serving") {
+		t.Fatalf("no server stderr in the trace:\n%s", b)
+	}
+}

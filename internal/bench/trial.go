@@ -272,7 +272,12 @@ func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.T
 	closeAll := func() {
 		for _, c := range conns {
 			_ = c.Close()
+			// After Close the server has exited, so its stderr is complete.
+			if e := c.Stderr(); e != "" {
+				_ = tw.Emit(trace.KindServerStderr, 0, trace.ServerStderr{Server: c.Name(), Stderr: e})
+			}
 		}
+		conns = nil
 	}
 	opts := env.Conn
 	if opts.CallTimeout == 0 {

@@ -120,3 +120,10 @@ type Summary struct {
 	Error     string `json:"error,omitempty"`
 	ErrorKind string `json:"error_kind,omitempty"`
 }
+
+// ServerStderr records what a stdio server wrote to stderr (bounded; the
+// connection keeps the most recent bytes).
+type ServerStderr struct {
+	Server string `json:"server"`
+	Stderr string `json:"stderr"`
+}

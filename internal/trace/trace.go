@@ -32,6 +32,7 @@ const (
 	KindBlockedToolCall = "blocked_tool_call"
 	KindToolResult      = "tool_result"
 	KindSeamNote        = "seam_note"
+	KindServerStderr    = "server_stderr"
 	KindWarning         = "warning"
 	KindError           = "error"
 	KindSummary         = "summary"
