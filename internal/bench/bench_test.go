@@ -252,3 +252,39 @@ func TestModelWithoutKeyIsSkippedWithOneLine(t *testing.T) {
 		t.Errorf("RUN.md does not list the skipped model:\n%s", md)
 	}
 }
+
+func TestRetryErrorsRerunsOnlyErroredTrials(t *testing.T) {
+	dir := t.TempDir()
+	g := smallGrid()
+	if _, err := Sweep(context.Background(), Options{Grid: g, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	// Mark two records as errored, as a provider outage would have.
+	path := filepath.Join(dir, TrialsFile)
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for _, i := range []int{1, 4} {
+		lines[i] = strings.Replace(lines[i], `"error":null`, `"error":"model: HTTP 503 after 5 attempts"`, 1)
+	}
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+
+	res, err := Sweep(context.Background(), Options{Grid: g, Out: dir, Resume: true})
+	if err != nil || res.Ran != 0 {
+		t.Fatalf("plain resume ran %d (err %v); errored trials count as recorded", res.Ran, err)
+	}
+	res, err = Sweep(context.Background(), Options{Grid: g, Out: dir, Resume: true, RetryErrors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ran != 2 {
+		t.Fatalf("--retry-errors ran %d trials, want 2", res.Ran)
+	}
+	ids := readIDs(t, dir)
+	if len(ids) != len(g.Expand()) {
+		t.Fatalf("%d records, want %d", len(ids), len(g.Expand()))
+	}
+	after, _ := os.ReadFile(path)
+	if strings.Contains(string(after), "HTTP 503") {
+		t.Fatal("errored records were kept beside their re-runs")
+	}
+}
