@@ -58,15 +58,8 @@ func (b *Bucket) Wait(ctx context.Context, n float64) error {
 		}
 		wait := time.Duration((need - b.tokens) / b.perSec * float64(time.Second))
 		b.mu.Unlock()
-		if wait < time.Millisecond {
-			wait = time.Millisecond
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := sleep(ctx, max(wait, time.Millisecond)); err != nil {
+			return err
 		}
 	}
 }
@@ -123,7 +116,11 @@ func (p *Pacer) Wait(ctx context.Context) error {
 	}
 	p.next = slot.Add(p.interval)
 	p.mu.Unlock()
-	d := slot.Sub(now)
+	return sleep(ctx, slot.Sub(now))
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
