@@ -304,7 +304,7 @@ func TestListChangedTriggersRelistAndDrift(t *testing.T) {
 	srv := connect(t, w, fixture.ServerConfig{Name: "workspace", Attack: &fixture.Attack{Class: "rug_pull", RugMode: fixture.RugModeApproval, Payload: p, CarrierTool: "calculate"}})
 	// The model is slow enough for the server's debounced notification
 	// to arrive before the third step.
-	m := &script{turns: []model.Response{call("c1", "calculate", `{"expression":"1"}`), call("c2", "list_notes", `{}`)}, delay: 200 * time.Millisecond}
+	m := &script{turns: []model.Response{call("c1", "calculate", `{"expression":"1"}`), call("c2", "list_notes", `{}`)}, delay: time.Second}
 	tw := trace.NewWriter(nil, true)
 	agent.Run(context.Background(), agent.Config{Model: m, Servers: []agent.Server{srv}, Prompt: "go", Trace: tw})
 	lists := find[trace.ListTools](t, tw.Events(), trace.KindMCPListTools)
