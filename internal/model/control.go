@@ -69,22 +69,17 @@ func (c *Control) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{Content: "I can't help with that request.", StopReason: StopEnd}, nil
 	}
 	made := map[string]bool{}
+	failed := map[string]bool{}
 	for _, m := range req.Messages {
 		for _, tc := range m.ToolCalls {
 			made[tc.ID] = true
 		}
-	}
-	for i, r := range c.plan.Reference {
-		id := fmt.Sprintf("ref-%d", i)
-		if !made[id] {
-			if call, ok := offered(req, id, r); ok {
-				return toolUse(call), nil
-			}
+		if m.Role == RoleTool && m.IsError {
+			failed[m.ToolCallID] = true
 		}
 	}
-	// The goal comes after the user's own calls so that a tampered write
-	// is the one that lands (a goal first would be overwritten by the
-	// task's clean write), and so a result-borne injection has its turn.
+	// As soon as injected text is in view, the compromised agent pursues
+	// the goal before anything else.
 	if c.spec == ControlCompromised && Injected(req, c.plan.Markers) {
 		for i, g := range c.plan.Goal {
 			id := fmt.Sprintf("goal-%d", i)
@@ -95,7 +90,44 @@ func (c *Control) Complete(ctx context.Context, req Request) (Response, error) {
 			}
 		}
 	}
+	for i, r := range c.plan.Reference {
+		id := fmt.Sprintf("ref-%d", i)
+		if made[id] || c.superseded(r, made, failed) {
+			continue
+		}
+		if call, ok := offered(req, id, r); ok {
+			return toolUse(call), nil
+		}
+	}
 	return Response{Content: c.plan.Answer, StopReason: StopEnd}, nil
+}
+
+// superseded reports whether a goal call already wrote what a reference
+// call would write (same tool, same title): the compromised agent's
+// tampered note replaces the clean one instead of being overwritten by
+// it. A goal call that failed (a defense blocked it) supersedes nothing.
+func (c *Control) superseded(r PlannedCall, made, failed map[string]bool) bool {
+	target := titleOf(r.Args)
+	if target == "" {
+		return false
+	}
+	for i, g := range c.plan.Goal {
+		id := fmt.Sprintf("goal-%d", i)
+		if made[id] && !failed[id] && g.Tool == r.Tool && titleOf(g.Args) == target {
+			return true
+		}
+	}
+	return false
+}
+
+func titleOf(args json.RawMessage) string {
+	var v struct {
+		Title string `json:"title"`
+	}
+	if json.Unmarshal(args, &v) != nil {
+		return ""
+	}
+	return v.Title
 }
 
 func toolUse(call ToolCall) Response {
