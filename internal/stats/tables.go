@@ -220,11 +220,14 @@ func parseJSONCases(name string, data []byte) ([]Case, error) {
 	}
 	var out []Case
 	for row := 1; dec.More(); row++ {
-		start := lineAt(data, dec.InputOffset())
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, jsonErr(name, data, dec, err)
 		}
+		// After the token the offset is just past the row's first byte,
+		// so the row is named by the line it starts on, not the line
+		// where the previous row ended.
+		start := lineAt(data, dec.InputOffset()-1)
 		if d, ok := tok.(json.Delim); !ok || d != '{' {
 			return nil, fmt.Errorf("%s line %d: row %d is not an object: %w", name, start, row, ErrSyntax)
 		}

@@ -73,6 +73,8 @@ func TestParseCases(t *testing.T) {
 			err: ErrLabel, where: `c.json line 2: row 1: key "exposed" is missing`},
 		{name: "json null label", file: "c.json", data: "[{\"user_task\":\"T1\",\"injection_goal\":\"G1\",\"utility\":true,\"attack_success\":false,\"side_effect\":false,\"exposed\":false},\n{\"user_task\":\"T2\",\"injection_goal\":\"G1\",\"utility\":null,\"attack_success\":false,\"side_effect\":false,\"exposed\":false}]",
 			err: ErrLabel, where: `c.json line 2: row 2: key "utility": value is null`},
+		{name: "json missing label in a later row", file: "c.json", data: "[{\"user_task\":\"T1\",\"injection_goal\":\"G1\",\"utility\":true,\"attack_success\":false,\"side_effect\":false,\"exposed\":false},\n{\"user_task\":\"T2\",\"injection_goal\":\"G1\",\"utility\":true,\"attack_success\":false,\"side_effect\":false}]",
+			err: ErrLabel, where: `c.json line 2: row 2: key "exposed" is missing`},
 		{name: "json duplicate key", file: "c.json", data: `[{"user_task":"T1","user_task":"T2"}]`, err: ErrDuplicate, where: `row 1: key "user_task" appears twice`},
 		{name: "json not array", file: "c.json", data: `{"user_task":"T1"}`, err: ErrSyntax, where: "c.json line 1"},
 		{name: "json row not object", file: "c.json", data: "[\n 3]", err: ErrSyntax, where: "c.json line 2: row 1 is not an object"},
