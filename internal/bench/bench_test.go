@@ -288,3 +288,17 @@ func TestRetryErrorsRerunsOnlyErroredTrials(t *testing.T) {
 		t.Fatal("errored records were kept beside their re-runs")
 	}
 }
+
+// FuzzParseGrid: a malformed grid file is an error naming the file, never
+// a panic.
+func FuzzParseGrid(f *testing.F) {
+	f.Add([]byte("models: [control:reference]\n"))
+	f.Add([]byte("classes: {rug_pull: [notes_pipeline]}\nseeds: [1,2]\n"))
+	f.Add([]byte("concurrency: -3\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := ParseGrid("grid.yaml", data)
+		if err != nil && !strings.Contains(err.Error(), "grid.yaml") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+	})
+}

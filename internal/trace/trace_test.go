@@ -88,3 +88,17 @@ func TestCreateIsAppendOnlyFile(t *testing.T) {
 		t.Fatalf("%d lines, want 2", n)
 	}
 }
+
+// FuzzRead: any byte stream gives events or an error, never a panic, and
+// every event returned was a complete line.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte("{\"seq\":1,\"kind\":\"summary\",\"data\":{}}\n"))
+	f.Add([]byte("{\"seq\":1,\"kind\":\"summary\",\"data\":{}}\n{\"seq\":2,"))
+	f.Add([]byte("\n\n  \n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		evs, err := Read(bytes.NewReader(data))
+		if err == nil && bytes.Count(data, []byte("\n"))+1 < len(evs) {
+			t.Fatalf("%d events from %d lines", len(evs), bytes.Count(data, []byte("\n"))+1)
+		}
+	})
+}
