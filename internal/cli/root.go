@@ -53,6 +53,14 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
+// defaultConn is the connection options of an Env built without flags.
+func (e *Env) defaultConn() mcpconn.Options {
+	if e.Conn.CallTimeout == 0 {
+		return mcpconn.DefaultOptions()
+	}
+	return e.Conn
+}
+
 // inputErr wraps err as a setup/input error (exit 2).
 func inputErr(err error) error { return &ExitError{Code: ExitInput, Err: err} }
 
