@@ -79,7 +79,18 @@ does nothing. They prove the fixtures, scorers and defenses right.`,
 			if out == "" {
 				out = filepath.Join("results", "demo-"+time.Now().UTC().Format("20060102T150405Z"))
 			}
-			n := len(bench.Select(g.Expand(), bench.Shard{Index: 1, Count: 1}, 0, perClass))
+			sel := bench.Select(g.Expand(), bench.Shard{Index: 1, Count: 1}, 0, perClass)
+			n := len(sel)
+			perModel := map[string]int{}
+			for _, t := range sel {
+				perModel[t.Model]++
+			}
+			for _, m := range g.Models {
+				if !model.IsControl(m) {
+					// A real model costs money: say so before spending it.
+					fmt.Fprintf(env.Stderr, "demo: model %s will run %d live trials (its key is set or it was named); --limit-per-class N samples fewer\n", m, perModel[m])
+				}
+			}
 			fmt.Fprintf(env.Stdout, "\n== bench: built-in grid, %d trials ==\n", n)
 			_, err := sweepAndReport(ctx, env, g, out, benchFlags{perClass: perClass}, bench.Shard{Index: 1, Count: 1})
 			return err
