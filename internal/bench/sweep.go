@@ -17,7 +17,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpsec/mcpsec/internal/model"
-	"github.com/mcpsec/mcpsec/internal/score"
 )
 
 // SelectionFile records the shard and sampling a run was started with.
@@ -491,7 +490,3 @@ func (p *progress) finish() {
 		fmt.Fprintln(p.w)
 	}
 }
-
-var errStop = errors.New("stop")
-
-var _ = score.Record{}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -412,5 +411,3 @@ func (s connServer) CallTool(ctx context.Context, name string, args json.RawMess
 }
 
 func (s connServer) ListChanged() <-chan struct{} { return s.c.ListChanged() }
-
-var _ = time.Second

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"text/tabwriter"
 
@@ -119,5 +118,3 @@ func printMatrix(w io.Writer, s *report.Summary) {
 	block("Models", real)
 	block("Control agents (not models: they prove the fixtures and defenses)", controls)
 }
-
-var _ = filepath.Join
