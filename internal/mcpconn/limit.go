@@ -136,35 +136,7 @@ func (r *ringBuffer) tail(n int) string {
 // JSON text, stopping early once it passes limit. It is a byte scan that
 // skips string contents, so it is cheap compared with decoding.
 func jsonDepth(data []byte, limit int) int {
-	depth, max := 0, 0
-	inStr, esc := false, false
-	for _, c := range data {
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '{', '[':
-			depth++
-			if depth > max {
-				max = depth
-				if max > limit {
-					return max
-				}
-			}
-		case '}', ']':
-			depth--
-		}
-	}
+	max, _ := scanJSON(data, limit)
 	return max
 }
 
@@ -172,6 +144,15 @@ func jsonDepth(data []byte, limit int) int {
 // object it opens, i.e. whether a stream decoder could finish a value on
 // it without reading the next line.
 func jsonComplete(data []byte) bool {
+	_, complete := scanJSON(data, -1)
+	return complete
+}
+
+// scanJSON walks a JSON text once, skipping string contents, and returns
+// its maximum nesting depth and whether it ends with every string, array
+// and object closed. A limit >= 0 stops the walk as soon as the depth
+// passes it (completeness is then not known and reported false).
+func scanJSON(data []byte, limit int) (maxDepth int, complete bool) {
 	depth := 0
 	inStr, esc := false, false
 	for _, c := range data {
@@ -191,9 +172,15 @@ func jsonComplete(data []byte) bool {
 			inStr = true
 		case '{', '[':
 			depth++
+			if depth > maxDepth {
+				maxDepth = depth
+				if limit >= 0 && maxDepth > limit {
+					return maxDepth, false
+				}
+			}
 		case '}', ']':
 			depth--
 		}
 	}
-	return !inStr && depth <= 0
+	return maxDepth, !inStr && depth <= 0
 }
