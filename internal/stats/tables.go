@@ -75,24 +75,49 @@ func LoadClusters(path string) (map[string]string, error) {
 // ParseLabels parses an id → boolean table; name is used in errors and
 // for format detection.
 func ParseLabels(name string, data []byte) (map[string]bool, error) {
-	out := map[string]bool{}
+	return parseIDTable(name, data, "value", map[string][]string{
+		"id":    {"task_id", "user_task", "case_id"},
+		"value": {"utility", "success", "benign"},
+	}, jsonBool, csvBool)
+}
+
+// ParseClusters parses an id → cluster table.
+func ParseClusters(name string, data []byte) (map[string]string, error) {
+	cluster := func(s string) (string, error) {
+		if s == "" {
+			return "", fmt.Errorf("cluster must be a non-empty string: %w", ErrSyntax)
+		}
+		return s, nil
+	}
+	return parseIDTable(name, data, "cluster", map[string][]string{
+		"cluster": {"task", "task_id", "user_task"},
+	}, func(raw json.RawMessage) (string, error) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf("cluster must be a non-empty string: %w", ErrSyntax)
+		}
+		return cluster(s)
+	}, cluster)
+}
+
+// parseIDTable reads a two-column id → value table from a JSON object or
+// a CSV with columns id and valueCol (or their aliases). Empty ids,
+// duplicate ids and an empty table are errors naming the file and line.
+func parseIDTable[T any](name string, data []byte, valueCol string, aliases map[string][]string,
+	fromJSON func(json.RawMessage) (T, error), fromCSV func(string) (T, error)) (map[string]T, error) {
+	out := map[string]T{}
+	var err error
 	if DetectFormat(name, data) == FormatJSON {
-		err := parseJSONObject(name, data, func(key string, raw json.RawMessage, line int) error {
-			b, err := jsonBool(raw)
+		err = parseJSONObject(name, data, func(key string, raw json.RawMessage, line int) error {
+			v, err := fromJSON(raw)
 			if err != nil {
 				return fmt.Errorf("%s line %d: key %q: %w", name, line, key, err)
 			}
-			out[key] = b
+			out[key] = v
 			return nil
 		})
-		if err != nil {
-			return nil, err
-		}
 	} else {
-		err := parseCSV(name, data, []string{"id", "value"}, map[string][]string{
-			"id":    {"task_id", "user_task", "case_id"},
-			"value": {"utility", "success", "benign"},
-		}, func(row map[string]string, line int) error {
+		err = parseCSV(name, data, []string{"id", valueCol}, aliases, func(row map[string]string, line int) error {
 			id := row["id"]
 			if id == "" {
 				return fmt.Errorf("%s line %d: empty id: %w", name, line, ErrSyntax)
@@ -100,55 +125,16 @@ func ParseLabels(name string, data []byte) (map[string]bool, error) {
 			if _, dup := out[id]; dup {
 				return fmt.Errorf("%s line %d: id %q: %w", name, line, id, ErrDuplicate)
 			}
-			b, err := csvBool(row["value"])
+			v, err := fromCSV(row[valueCol])
 			if err != nil {
-				return fmt.Errorf("%s line %d: id %q: column value: %w", name, line, id, err)
+				return fmt.Errorf("%s line %d: id %q: column %s: %w", name, line, id, valueCol, err)
 			}
-			out[id] = b
+			out[id] = v
 			return nil
 		})
-		if err != nil {
-			return nil, err
-		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
-	}
-	return out, nil
-}
-
-// ParseClusters parses an id → cluster table.
-func ParseClusters(name string, data []byte) (map[string]string, error) {
-	out := map[string]string{}
-	if DetectFormat(name, data) == FormatJSON {
-		err := parseJSONObject(name, data, func(key string, raw json.RawMessage, line int) error {
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil || s == "" {
-				return fmt.Errorf("%s line %d: key %q: cluster must be a non-empty string: %w", name, line, key, ErrSyntax)
-			}
-			out[key] = s
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		err := parseCSV(name, data, []string{"id", "cluster"}, map[string][]string{
-			"cluster": {"task", "task_id", "user_task"},
-		}, func(row map[string]string, line int) error {
-			id, cl := row["id"], row["cluster"]
-			if id == "" || cl == "" {
-				return fmt.Errorf("%s line %d: empty id or cluster: %w", name, line, ErrSyntax)
-			}
-			if _, dup := out[id]; dup {
-				return fmt.Errorf("%s line %d: id %q: %w", name, line, id, ErrDuplicate)
-			}
-			out[id] = cl
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: %w", name, ErrEmpty)
