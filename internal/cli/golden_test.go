@@ -11,25 +11,33 @@ import (
 
 var updateBench = flag.Bool("update-bench", false, "rewrite the bench, trial and demo golden files")
 
-// golden compares got with testdata/bench/NAME, or rewrites it.
-func golden(t *testing.T, name, got string) {
+// compareGolden compares got with testdata/DIR/NAME, or rewrites the file
+// when update is set; flag names the flag that accepts new output.
+func compareGolden(t *testing.T, dir, name, got string, update bool, flagName string) {
 	t.Helper()
-	path := filepath.Join("testdata", "bench", name)
-	if *updateBench {
+	path := filepath.Join("testdata", dir, name)
+	if update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		return
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (create it with: go test ./internal/cli -run %s -update-bench)", err, t.Name())
+		t.Fatalf("golden %s: %v (create it with: go test ./internal/cli -%s)", path, err, flagName)
 	}
 	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test ./internal/cli -run %s -update-bench to accept):\n%s", path, t.Name(), got)
+		t.Errorf("output differs from %s (go test ./internal/cli -%s to accept):\n--- got\n%s\n--- want\n%s", path, flagName, got, want)
 	}
+}
+
+// golden compares bench, trial and demo output with testdata/bench/NAME.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	compareGolden(t, "bench", name, got, *updateBench, "update-bench")
 }
 
 func TestGoldenOutputs(t *testing.T) {

@@ -15,23 +15,10 @@ var updateScan = flag.Bool("update-scan", false, "rewrite scan golden files")
 
 func scanData(name string) string { return filepath.Join("testdata", "scan", name) }
 
-// checkGolden compares got with testdata/scan/NAME, or rewrites it.
+// checkGolden compares got with testdata/scan/NAME.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := scanData(name)
-	if *updateScan {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s: %v (run go test -update-scan)", path, err)
-	}
-	if string(want) != got {
-		t.Errorf("output differs from %s (run go test -update-scan to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	compareGolden(t, "scan", name, got, *updateScan, "update-scan")
 }
 
 func TestScanCommand(t *testing.T) {

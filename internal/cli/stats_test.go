@@ -2,7 +2,6 @@ package cli
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,24 +10,10 @@ import (
 // -update-stats rewrites the stats golden files instead of comparing.
 var updateStats = flag.Bool("update-stats", false, "rewrite stats golden files")
 
-// golden compares got with testdata/<name>, or rewrites it under
-// -update-stats.
+// statsGolden compares got with testdata/stats/NAME.
 func statsGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "stats", name)
-	if *updateStats {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s: %v (run go test -run TestStats ./internal/cli -update-stats)", path, err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	compareGolden(t, "stats", name, got, *updateStats, "update-stats")
 }
 
 func td(name string) string { return filepath.Join("testdata", "stats", name) }
