@@ -12,14 +12,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/payload"
 	"github.com/mcpsec/mcpsec/internal/task"
 )
+
+// Transports lists the ways a trial can reach its fixture servers:
+// in-process (memory) or as subprocesses over stdio.
+var Transports = []string{"memory", "stdio"}
 
 // ErrConfig marks a malformed grid configuration (exit 2).
 var ErrConfig = errors.New("invalid grid config")
@@ -224,7 +230,7 @@ func (g Grid) Validate() error {
 	if err := oneOf("objectives", g.Objectives, payload.Objectives); err != nil {
 		return err
 	}
-	if err := oneOf("rug_modes", g.RugModes, []string{"result", "approval"}); err != nil {
+	if err := oneOf("rug_modes", g.RugModes, fixture.RugModes); err != nil {
 		return err
 	}
 	if len(g.Seeds) == 0 {
@@ -233,7 +239,7 @@ func (g Grid) Validate() error {
 	if g.Concurrency < 1 {
 		return errors.New("concurrency must be at least 1")
 	}
-	if g.Transport != "memory" && g.Transport != "stdio" {
+	if !slices.Contains(Transports, g.Transport) {
 		return fmt.Errorf("transport must be memory or stdio, not %q", g.Transport)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpsec/mcpsec/internal/bench"
+	"github.com/mcpsec/mcpsec/internal/defense"
 	"github.com/mcpsec/mcpsec/internal/model"
 )
 
@@ -69,7 +70,8 @@ trials per model to calibrate that projection.`,
 	f.BoolVar(&bf.dryRun, "dry-run", false, "print the expanded grid and projected cost; no network call")
 	f.IntVar(&bf.sample, "sample", 0, "with --dry-run, run N live trials per model to calibrate the projection")
 	f.StringVar(&bf.shard, "shard", "", "run a deterministic subset i/n of the grid (join shards with mcpsec merge)")
-	f.StringVar(&bf.format, "format", "text", "dry-run output format: text or json")
+	f.StringVar(&bf.format, "format", "text", "dry-run output format")
+	flagValues(cmd, "format", textJSON...)
 	return cmd
 }
 
@@ -77,13 +79,15 @@ func addBenchFlags(cmd *cobra.Command, bf *benchFlags) {
 	f := cmd.Flags()
 	f.StringVar(&bf.config, "config", "", "grid YAML file (default: the built-in grid)")
 	f.StringSliceVar(&bf.models, "model", nil, "model spec, repeatable or comma-separated; replaces the grid's models")
-	f.StringVar(&bf.arms, "arms", "", "comma-separated defense arms; replaces the grid's arms")
+	f.StringVar(&bf.arms, "arms", "", "defense arms; replace the grid's arms")
 	f.StringVar(&bf.out, "out", "", "run directory (default results/<UTC timestamp>)")
 	f.IntVar(&bf.concurrency, "concurrency", 0, "trials in flight (default: the grid's)")
 	f.IntVar(&bf.limit, "limit", 0, "run at most N trials, sampled round-robin across cells")
 	f.IntVar(&bf.perClass, "limit-per-class", 0, "run at most N trials per (model, arm, class)")
-	f.StringVar(&bf.transport, "transport", "", "fixture transport: memory (in-process) or stdio (subprocesses)")
+	f.StringVar(&bf.transport, "transport", "", "fixture transport: in-process (memory) or subprocesses (stdio)")
 	f.StringVar(&bf.record, "record", "", "record provider traffic into cassettes under this directory (replay later with --model replay:DIR/<model dir>)")
+	flagListValues(cmd, "arms", defense.Arms...)
+	flagValues(cmd, "transport", bench.Transports...)
 }
 
 func loadGrid(bf benchFlags, concurrencySet bool) (bench.Grid, error) {

@@ -39,6 +39,8 @@ func newFixtureCmd(env *Env) *cobra.Command {
 a benign notes/users/calculator server, its poisoned twins (one per attack
 class) and a shadow server for cross-server attacks. The attacker sink
 export_data only records its arguments; nothing leaves the process.`,
+		Example: `  mcpsec fixture serve --server poisoned --class tool_description
+  mcpsec fixture payloads --register held-out`,
 		Args: cobra.NoArgs,
 	}
 	for _, f := range fixtureChildren {
@@ -53,6 +55,9 @@ const (
 	servePoisoned = "poisoned"
 	serveShadow   = "shadow"
 )
+
+// serveKinds lists the --server values.
+var serveKinds = []string{serveBenign, servePoisoned, serveShadow}
 
 type serveOpts struct {
 	server, class, payloadID, objective, rugMode, carrierTool, name, httpAddr, stateOut string
@@ -83,16 +88,20 @@ Without --payload the seen payload of --class and --objective is served
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.server, "server", serveBenign, "server kind: benign, poisoned or shadow")
-	f.StringVar(&o.class, "class", "", "attack class: "+strings.Join(payload.Classes, ", "))
+	f.StringVar(&o.server, "server", serveBenign, "server kind")
+	f.StringVar(&o.class, "class", "", "attack class")
 	f.StringVar(&o.payloadID, "payload", "", "payload id (default: the seen payload of --class and --objective)")
-	f.StringVar(&o.objective, "objective", payload.ObjectiveExfil, "objective of the default payload: "+strings.Join(payload.Objectives, ", "))
-	f.StringVar(&o.rugMode, "rug-mode", fixture.RugModeResult, "rug_pull mode: result or approval")
+	f.StringVar(&o.objective, "objective", payload.ObjectiveExfil, "objective of the default payload")
+	f.StringVar(&o.rugMode, "rug-mode", fixture.RugModeResult, "rug_pull mode")
 	f.StringSliceVar(&o.tools, "tools", nil, "benign tools to offer, comma-separated (default all)")
 	f.StringVar(&o.carrierTool, "carrier-tool", "", "tool that carries the payload (default the first tool)")
 	f.StringVar(&o.name, "name", "", "server name in serverInfo and the exports log")
 	f.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931; port 0 picks one)")
 	f.StringVar(&o.stateOut, "state-out", "", "on exit, write the world's final state (notes, users, exports) as JSON to this file")
+	flagValues(cmd, "server", serveKinds...)
+	flagValues(cmd, "class", payload.Classes...)
+	flagValues(cmd, "objective", payload.Objectives...)
+	flagValues(cmd, "rug-mode", fixture.RugModes...)
 	return cmd
 }
 
@@ -309,10 +318,14 @@ func newFixturePayloadsCmd(env *Env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&format, "format", "text", "output format")
 	f.StringVar(&class, "class", "", "only this attack class")
-	f.StringVar(&register, "register", "", "only this register: "+strings.Join(payload.Registers, ", "))
+	f.StringVar(&register, "register", "", "only this register")
 	f.StringVar(&objective, "objective", "", "only this objective")
+	flagValues(cmd, "format", textJSON...)
+	flagValues(cmd, "class", payload.Classes...)
+	flagValues(cmd, "register", payload.Registers...)
+	flagValues(cmd, "objective", payload.Objectives...)
 	return cmd
 }
 

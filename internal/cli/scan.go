@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -157,6 +158,9 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	return out, nil
 }
 
+// scanFormats lists the output formats of mcpsec scan.
+var scanFormats = []string{"text", "json", "sarif"}
+
 func newScanCmd(env *Env) *cobra.Command {
 	var (
 		sf       sourceFlags
@@ -192,10 +196,8 @@ named).`,
 				}
 				threshold = s
 			}
-			switch format {
-			case "text", "json", "sarif":
-			default:
-				return inputErrf("--format %q: want text, json or sarif", format)
+			if !slices.Contains(scanFormats, format) {
+				return inputErrf("--format %q: want %s", format, strings.Join(scanFormats, ", "))
 			}
 			var opts scan.Options
 			if lockPath != "" {
@@ -240,8 +242,10 @@ named).`,
 		},
 	}
 	sf.add(cmd)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or sarif")
-	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a finding at or above this `SEVERITY` exists (info, low, medium, high, critical)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a finding at or above this `SEVERITY` exists")
+	flagValues(cmd, "format", scanFormats...)
+	flagValues(cmd, "fail-on", scan.SeverityNames()...)
 	cmd.Flags().StringVar(&lockPath, "lock", "", "report drift against this lockfile (from mcpsec lock)")
 	return cmd
 }

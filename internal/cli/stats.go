@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -30,6 +32,8 @@ func newStatsCmd(env *Env) *cobra.Command {
 Tables are JSON (the method's shapes) or CSV with the same column names,
 chosen by extension or, failing that, by content. Labels must be explicit
 booleans: a missing or null label is an error, never "false".`,
+		Example: `  mcpsec stats cases --benign benign.json --cases cases.csv
+  mcpsec stats paired --reference none.json --defended policy.json --clusters tasks.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return inputErrf("stats: choose a subcommand: cases or paired")
@@ -39,9 +43,12 @@ booleans: a missing or null label is an error, never "false".`,
 	return cmd
 }
 
+// statsFormats lists the output formats of stats cases and stats paired.
+var statsFormats = []string{"text", "json"}
+
 func checkFormat(format string) error {
-	if format != "json" && format != "text" {
-		return inputErrf("--format %q: want json or text", format)
+	if !slices.Contains(statsFormats, format) {
+		return inputErrf("--format %q: want one of %s", format, strings.Join(statsFormats, ", "))
 	}
 	return nil
 }
@@ -51,7 +58,12 @@ func newStatsCasesCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cases --benign FILE --cases FILE",
 		Short: "Benign utility, attacked utility, targeted ASR, secure utility, conditional ASR",
-		Long: `cases computes the seed metrics.
+		Long: `cases computes, from results you already labelled, how useful an agent
+stays and how often attacks succeed: benign utility over tasks; attacked
+utility, targeted attack success rate (ASR), side-effect rate and secure
+utility over (task, injection goal) cases; the utility x attack table; and
+ASR conditioned on exposure and on benign success, each with its subset
+size and a 95% Wilson interval.
 
 --benign is a JSON object {"task_id": true|false, ...} or a CSV with
 columns id,value. --cases is a JSON array of objects with user_task,
@@ -61,6 +73,8 @@ with those columns (booleans as true/false or 1/0).
 A duplicate (user_task, injection_goal), a case whose task has no benign
 result, and attack_success without side_effect are errors (exit 2).
 Several attempts on one case must be merged first (any success counts).`,
+		Example: `  mcpsec stats cases --benign benign.json --cases cases.json
+  mcpsec stats cases --benign benign.csv --cases cases.csv --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format); err != nil {
@@ -92,7 +106,8 @@ Several attempts on one case must be merged first (any success counts).`,
 	}
 	cmd.Flags().StringVar(&benignPath, "benign", "", "benign results per task (JSON object or CSV id,value)")
 	cmd.Flags().StringVar(&casesPath, "cases", "", "security cases (JSON array or CSV)")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: json or text")
+	cmd.Flags().StringVar(&format, "format", "text", "output format")
+	flagValues(cmd, "format", statsFormats...)
 	return cmd
 }
 
@@ -113,6 +128,8 @@ whole tasks; without it every id is its own cluster.
 
 net_effect = (gained - lost) / pairs; mcnemar_p is the two-sided exact
 binomial test on the discordant pairs.`,
+		Example: `  mcpsec stats paired --reference none.json --defended policy.json
+  mcpsec stats paired --reference none.csv --defended policy.csv --clusters tasks.csv --bootstrap-reps 5000 --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format); err != nil {
@@ -153,7 +170,8 @@ binomial test on the discordant pairs.`,
 	cmd.Flags().StringVar(&clusterPath, "clusters", "", "optional id -> cluster mapping for the bootstrap")
 	cmd.Flags().IntVar(&reps, "bootstrap-reps", 2000, "bootstrap resamples")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "bootstrap seed (same seed, same interval)")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: json or text")
+	cmd.Flags().StringVar(&format, "format", "text", "output format")
+	flagValues(cmd, "format", statsFormats...)
 	return cmd
 }
 
