@@ -57,7 +57,7 @@ type Env struct {
 // fails records its error instead of returning one, unless the failure
 // is in mcpsec's own set-up (bad keys in the grid, unwritable trace).
 func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (score.Record, error) {
-	rec := score.Record{TrialID: t.ID, Model: t.Model, Control: model.IsControl(t.Model), Task: t.Task,
+	rec := score.Record{SchemaVersion: score.RecordSchemaVersion, TrialID: t.ID, Model: t.Model, Control: model.IsControl(t.Model), Task: t.Task,
 		AttackClass: t.AttackClass, RugMode: t.RugMode, PayloadID: t.PayloadID, Register: t.Register, Objective: t.Objective, Arm: t.Arm, Seed: t.Seed}
 	tk, err := task.ByID(t.Task)
 	if err != nil {

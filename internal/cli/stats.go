@@ -99,7 +99,10 @@ Several attempts on one case must be merged first (any success counts).`,
 				return inputErr(err)
 			}
 			if format == "json" {
-				return writeJSON(env.Stdout, m)
+				return writeJSON(env.Stdout, struct {
+					SchemaVersion int `json:"schema_version"`
+					*stats.CaseMetrics
+				}{stats.SchemaVersion, m})
 			}
 			return writeCasesText(env.Stdout, m)
 		},
@@ -160,7 +163,10 @@ binomial test on the discordant pairs.`,
 				return inputErr(fmt.Errorf("%s vs %s: %w", refPath, defPath, err))
 			}
 			if format == "json" {
-				return writeJSON(env.Stdout, p)
+				return writeJSON(env.Stdout, struct {
+					SchemaVersion int `json:"schema_version"`
+					*stats.Paired
+				}{stats.SchemaVersion, p})
 			}
 			return writePairedText(env.Stdout, p)
 		},

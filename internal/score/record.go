@@ -3,14 +3,22 @@
 // record.
 package score
 
+// RecordSchemaVersion is the version of the trial record
+// (schema/trial-record.schema.json). Bump it when a field is renamed or
+// removed.
+const RecordSchemaVersion = 1
+
 // Record is one line of trials.jsonl: the trial keys, the scores and the
 // path of the trace. Field names are part of mcpsec's contract.
 type Record struct {
-	TrialID     string `json:"trial_id"`
-	Model       string `json:"model"`
-	Control     bool   `json:"control"`
-	Task        string `json:"task"`
-	AttackClass string `json:"attack_class"`
+	// SchemaVersion is RecordSchemaVersion in every record mcpsec writes;
+	// records of runs written before it existed read as 0.
+	SchemaVersion int    `json:"schema_version"`
+	TrialID       string `json:"trial_id"`
+	Model         string `json:"model"`
+	Control       bool   `json:"control"`
+	Task          string `json:"task"`
+	AttackClass   string `json:"attack_class"`
 	// RugMode is result or approval for rug_pull trials, empty otherwise.
 	RugMode   string `json:"rug_mode,omitempty"`
 	PayloadID string `json:"payload_id"`

@@ -32,3 +32,9 @@ var (
 	// ErrSyntax means a table file could not be parsed.
 	ErrSyntax = errors.New("malformed table")
 )
+
+// SchemaVersion is the version of the JSON written by mcpsec stats cases
+// and stats paired (schema/stats-cases.schema.json,
+// schema/stats-paired.schema.json). Bump it when a field is renamed or
+// removed.
+const SchemaVersion = 1
