@@ -175,9 +175,6 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 			out.Err = &agent.TrialError{Kind: agent.ErrKindServer, Err: err}
 		}
 	}
-	if cerr := tw.Close(); cerr != nil {
-		return rec, cerr
-	}
 	if tracePath != "" {
 		rec.Trace = tracePath
 	}
@@ -190,6 +187,16 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 		if errors.As(out.Err, &te) {
 			rec.ErrorKind = te.Kind
 		}
+	}
+	// The trace ends with what the scorers saw besides the events (the
+	// world diff) and what they concluded, so a reader of the trace alone
+	// can check the score.
+	_ = tw.Emit(trace.KindWorldDiff, 0, fixture.DiffStates(before, after))
+	inTrace := rec
+	inTrace.Trace = "" // the record as it stands inside its own trace
+	_ = tw.Emit(trace.KindScore, 0, inTrace)
+	if cerr := tw.Close(); cerr != nil {
+		return rec, cerr
 	}
 	return rec, nil
 }

@@ -177,7 +177,7 @@ func TestSchemasValidateRealOutputs(t *testing.T) {
 		}
 		// The run must exercise the event kinds worth a schema.
 		for _, k := range []string{trace.KindRunConfig, trace.KindAssistant, trace.KindToolCall, trace.KindToolResult,
-			trace.KindBlockedToolCall, trace.KindSeamNote, trace.KindMetadataDrift, trace.KindSummary} {
+			trace.KindBlockedToolCall, trace.KindSeamNote, trace.KindMetadataDrift, trace.KindSummary, trace.KindWorldDiff, trace.KindScore} {
 			if !kinds[k] {
 				t.Errorf("no %s event in the run; the schema test would not see that kind", k)
 			}
