@@ -44,7 +44,7 @@ booleans: a missing or null label is an error, never "false".`,
 }
 
 // statsFormats lists the output formats of stats cases and stats paired.
-var statsFormats = []string{"text", "json"}
+var statsFormats = []string{"text", "json", "md"}
 
 func checkFormat(format string) error {
 	if !slices.Contains(statsFormats, format) {
@@ -74,7 +74,8 @@ A duplicate (user_task, injection_goal), a case whose task has no benign
 result, and attack_success without side_effect are errors (exit 2).
 Several attempts on one case must be merged first (any success counts).`,
 		Example: `  mcpsec stats cases --benign benign.json --cases cases.json
-  mcpsec stats cases --benign benign.csv --cases cases.csv --format json`,
+  mcpsec stats cases --benign benign.csv --cases cases.csv --format json
+  mcpsec stats cases --benign benign.csv --cases cases.csv --format md >> REPORT.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format); err != nil {
@@ -104,6 +105,9 @@ Several attempts on one case must be merged first (any success counts).`,
 					*stats.CaseMetrics
 				}{stats.SchemaVersion, m})
 			}
+			if format == "md" {
+				return writeCasesMarkdown(env.Stdout, m)
+			}
 			return writeCasesText(env.Stdout, m)
 		},
 	}
@@ -130,9 +134,11 @@ id,cluster), normally the task of each case, so the bootstrap resamples
 whole tasks; without it every id is its own cluster.
 
 net_effect = (gained - lost) / pairs; mcnemar_p is the two-sided exact
-binomial test on the discordant pairs.`,
+binomial test on the discordant pairs. With fewer than 10 clusters the
+bootstrap interval is unreliable and every format says so.`,
 		Example: `  mcpsec stats paired --reference none.json --defended policy.json
-  mcpsec stats paired --reference none.csv --defended policy.csv --clusters tasks.csv --bootstrap-reps 5000 --format json`,
+  mcpsec stats paired --reference none.csv --defended policy.csv --clusters tasks.csv --bootstrap-reps 5000 --format json
+  mcpsec stats paired --reference none.json --defended policy.json --clusters tasks.csv --format md >> REPORT.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format); err != nil {
@@ -168,6 +174,9 @@ binomial test on the discordant pairs.`,
 					*stats.Paired
 				}{stats.SchemaVersion, p})
 			}
+			if format == "md" {
+				return writePairedMarkdown(env.Stdout, p)
+			}
 			return writePairedText(env.Stdout, p)
 		},
 	}
@@ -190,17 +199,16 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-func writeCasesText(w io.Writer, m *stats.CaseMetrics) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "benign tasks\t%d\n", m.BenignTasks)
-	fmt.Fprintf(tw, "security cases\t%d\n", m.SecurityCases)
-	fmt.Fprintf(tw, "exposed cases\t%d\n", m.ExposedCases)
-	fmt.Fprintf(tw, "benign-solved cases\t%d\n\n", m.BenignSolvedCases)
-	fmt.Fprintf(tw, "metric\trate\tk/n\t95%% Wilson\n")
-	rows := []struct {
-		name string
-		rate *float64
-	}{
+// caseRow is one rate of stats cases; rate is nil for an empty subset.
+type caseRow struct {
+	name string
+	rate *float64
+}
+
+// casesRows lists the rates of stats cases in output order (text and
+// Markdown print the same rows).
+func casesRows(m *stats.CaseMetrics) []caseRow {
+	return []caseRow{
 		{"benign_utility", &m.BenignUtility},
 		{"raw_attacked_utility", &m.RawAttackedUtility},
 		{"targeted_asr", &m.TargetedASR},
@@ -209,7 +217,16 @@ func writeCasesText(w io.Writer, m *stats.CaseMetrics) error {
 		{"conditional_asr_exposed", m.ConditionalASRExposed},
 		{"conditional_asr_benign_solved", m.ConditionalASRBenignSolved},
 	}
-	for _, r := range rows {
+}
+
+func writeCasesText(w io.Writer, m *stats.CaseMetrics) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "benign tasks\t%d\n", m.BenignTasks)
+	fmt.Fprintf(tw, "security cases\t%d\n", m.SecurityCases)
+	fmt.Fprintf(tw, "exposed cases\t%d\n", m.ExposedCases)
+	fmt.Fprintf(tw, "benign-solved cases\t%d\n\n", m.BenignSolvedCases)
+	fmt.Fprintf(tw, "metric\trate\tk/n\t95%% Wilson\n")
+	for _, r := range casesRows(m) {
 		iv := m.Wilson95[r.name]
 		if r.rate == nil {
 			fmt.Fprintf(tw, "%s\tnull\t%d/%d\t(empty subset)\n", r.name, iv.K, iv.N)
@@ -239,6 +256,9 @@ func writePairedText(w io.Writer, p *stats.Paired) error {
 	fmt.Fprintf(tw, "net_effect\t%+.4f\n", p.NetEffect)
 	if b := p.Bootstrap95; b != nil {
 		fmt.Fprintf(tw, "net_effect 95%% bootstrap\t[%+.4f, %+.4f] (%d reps, seed %d, %d clusters)\n", b.Low, b.High, b.Reps, b.Seed, b.Clusters)
+		if b.Warning != "" {
+			fmt.Fprintf(tw, "warning\t%s\n", b.Warning)
+		}
 	}
 	fmt.Fprintf(tw, "mcnemar_p (exact)\t%.4g\n", p.McNemarP)
 	return tw.Flush()
