@@ -30,11 +30,16 @@ type ModelProjection struct {
 	Calibrated bool `json:"calibrated"`
 }
 
+// ProjectionSchemaVersion is the version of the JSON of bench --dry-run
+// --format json (schema/bench-dry-run.schema.json).
+const ProjectionSchemaVersion = 1
+
 // Projection is what --dry-run prints: no network call is made.
 type Projection struct {
-	Trials int               `json:"trials"`
-	Cells  []Cell            `json:"cells"`
-	Models []ModelProjection `json:"models"`
+	SchemaVersion int               `json:"schema_version"`
+	Trials        int               `json:"trials"`
+	Cells         []Cell            `json:"cells"`
+	Models        []ModelProjection `json:"models"`
 	// CostUSD sums the models' projected cost (controls cost nothing).
 	CostUSD float64 `json:"cost_usd"`
 }
@@ -77,7 +82,7 @@ func Project(g Grid, trials []Trial, calib map[string]TokenStats) Projection {
 		mp.InputTokens += in
 		mp.OutputTokens += out
 	}
-	var p Projection
+	p := Projection{SchemaVersion: ProjectionSchemaVersion, Cells: []Cell{}, Models: []ModelProjection{}}
 	p.Trials = len(trials)
 	for c, n := range cells {
 		c.Trials = n

@@ -45,6 +45,7 @@ var ownSchemas = []struct {
 	{"trace-event.schema.json", "trace-event", "schema_version", trace.SchemaVersion},
 	{"stats-cases.schema.json", "stats-cases", "schema_version", stats.SchemaVersion},
 	{"stats-paired.schema.json", "stats-paired", "schema_version", stats.SchemaVersion},
+	{"bench-dry-run.schema.json", "bench-dry-run", "schema_version", bench.ProjectionSchemaVersion},
 }
 
 // compileSchemas loads every schema under schema/ (so that cross-file
@@ -190,6 +191,15 @@ func TestSchemasValidateRealOutputs(t *testing.T) {
 			t.Error("summary.json has no paired comparison to validate")
 		}
 		validate(t, schemas["summary"], "summary.json", b)
+	})
+
+	t.Run("dry run", func(t *testing.T) {
+		t.Parallel()
+		code, out, errs := run(t, "bench", "--dry-run", "--model", "control:reference,openai:gpt-4o-mini", "--format", "json")
+		if code != 0 {
+			t.Fatalf("bench --dry-run: exit %d: %s", code, errs)
+		}
+		validate(t, schemas["bench-dry-run"], "bench --dry-run --format json", []byte(out))
 	})
 
 	t.Run("trial", func(t *testing.T) {

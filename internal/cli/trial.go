@@ -137,7 +137,7 @@ func printRecord(env *Env, rec score.Record, format string) error {
 		fmt.Fprintf(env.Stdout, "  steps %d  tokens in/out %d/%d  blocks %d  prompts %d  truncated %v\n",
 			rec.Steps, rec.InputTokens, rec.OutputTokens, rec.Blocks, rec.Prompts, rec.Truncated)
 		if rec.Trace != "" {
-			fmt.Fprintf(env.Stdout, "  trace %s\n", rec.Trace)
+			fmt.Fprintf(env.Stdout, "  trace %s (read it with: mcpsec trace %s)\n", rec.Trace, rec.Trace)
 		}
 		return nil
 	}
