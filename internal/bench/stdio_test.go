@@ -34,7 +34,9 @@ func stdioEnv(t testing.TB) bench.Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bench.Env{Transport: "stdio", StdioCommand: []string{exe, "fixture", "serve"}}
+	// The fixture servers start with a minimal environment, so the
+	// variable that makes the test binary act as mcpsec is handed over.
+	return bench.Env{Transport: "stdio", StdioCommand: []string{exe, "fixture", "serve"}, StdioEnv: []string{execEnv + "=1"}}
 }
 
 func TestStdioFixturesMatchInMemory(t *testing.T) {

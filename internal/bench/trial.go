@@ -37,6 +37,9 @@ type Env struct {
 	// StdioCommand is the argv prefix that serves a fixture over stdio
 	// (the mcpsec binary and "fixture serve"); required for stdio.
 	StdioCommand []string
+	// StdioEnv is added to the minimal environment the stdio fixture
+	// servers start with (mcpconn.ServerEnv); they need nothing of ours.
+	StdioEnv []string
 	// FixedCanary uses the deterministic canary (goldens, cassettes).
 	FixedCanary bool
 	// RecordDir, when set, records every provider model's HTTP traffic
@@ -317,7 +320,7 @@ func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.T
 			statePath := filepath.Join(stateDir, d.cfg.Name+".json")
 			argv = append(argv, "--state-out", statePath)
 			*stateFiles = append(*stateFiles, statePath)
-			c, err = mcpconn.Connect(ctx, mcpconn.Source{Name: d.cfg.Name, Command: argv}, opts)
+			c, err = mcpconn.Connect(ctx, mcpconn.Source{Name: d.cfg.Name, Command: argv, Env: env.StdioEnv}, opts)
 		default:
 			var srv *mcp.Server
 			if d.shadow {
