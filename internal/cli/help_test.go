@@ -27,19 +27,28 @@ var enumeratedFlags = map[string]bool{
 	"mode": true, "fail-on": true, "protocol-version": true,
 }
 
-// ownedValues pins the flags whose values belong to another package: the
-// help must list exactly that package's list (plus the named extras).
+// ownedValues pins flags whose values belong to another package (keyed by
+// "command path --flag"): the help must list exactly that package's list.
 var ownedValues = map[string]func() []string{
-	"arm":              func() []string { return defense.Arms },
-	"arms":             func() []string { return defense.Arms },
-	"objective":        func() []string { return payload.Objectives },
-	"register":         func() []string { return payload.Registers },
-	"rug-mode":         func() []string { return fixture.RugModes },
-	"transport":        func() []string { return bench.Transports },
-	"task":             task.IDs,
-	"fail-on":          scan.SeverityNames,
-	"protocol-version": mcpconn.SupportedProtocolVersions,
-	"mode":             func() []string { return fixture.FaultyModes },
+	"mcpsec trial --arm":                  func() []string { return defense.Arms },
+	"mcpsec bench --arms":                 func() []string { return defense.Arms },
+	"mcpsec trial --objective":            func() []string { return payload.Objectives },
+	"mcpsec fixture serve --objective":    func() []string { return payload.Objectives },
+	"mcpsec fixture payloads --objective": func() []string { return payload.Objectives },
+	"mcpsec fixture payloads --register":  func() []string { return payload.Registers },
+	"mcpsec fixture payloads --class":     func() []string { return payload.Classes },
+	"mcpsec fixture serve --class":        func() []string { return payload.Classes },
+	"mcpsec trial --class":                func() []string { return append(slices.Clone(payload.Classes), bench.None) },
+	"mcpsec trial --rug-mode":             func() []string { return fixture.RugModes },
+	"mcpsec fixture serve --rug-mode":     func() []string { return fixture.RugModes },
+	"mcpsec bench --transport":            func() []string { return bench.Transports },
+	"mcpsec trial --task":                 task.IDs,
+	"mcpsec scan --fail-on":               scan.SeverityNames,
+	"mcpsec scan --format":                func() []string { return scanFormats },
+	"mcpsec stats cases --format":         func() []string { return statsFormats },
+	"mcpsec stats paired --format":        func() []string { return statsFormats },
+	"mcpsec --protocol-version":           mcpconn.SupportedProtocolVersions,
+	"mcpsec fixture faulty --mode":        func() []string { return fixture.FaultyModes },
 }
 
 func walk(c *cobra.Command, f func(*cobra.Command)) {
@@ -56,8 +65,10 @@ func TestHelpTeaches(t *testing.T) {
 	if len(cmds) < 15 {
 		t.Fatalf("walked only %d commands; the tree is not built", len(cmds))
 	}
+	checked := map[string]bool{}
 	for _, c := range cmds {
 		path := c.CommandPath()
+		var owner string
 		t.Run(path, func(t *testing.T) {
 			args := append(strings.Fields(path)[1:], "--help")
 			code, out, errs := run(t, args...)
@@ -89,23 +100,23 @@ func TestHelpTeaches(t *testing.T) {
 						t.Errorf("%s --%s help lacks the value %q", path, f.Name, v)
 					}
 				}
-				if owned, ok := ownedValues[f.Name]; ok {
-					want := owned()
-					if !slices.Equal(vals, want) {
+				if owned, ok := ownedValues[owner+" --"+f.Name]; ok {
+					checked[owner+" --"+f.Name] = true
+					if want := owned(); !slices.Equal(vals, want) {
 						t.Errorf("%s --%s lists %v, its owning package lists %v", path, f.Name, vals, want)
 					}
 				}
-				if f.Name == "class" {
-					for _, cl := range payload.Classes {
-						if !slices.Contains(vals, cl) {
-							t.Errorf("%s --class lacks the class %q", path, cl)
-						}
-					}
-				}
 			}
+			owner = path
 			c.LocalFlags().VisitAll(check)
+			owner = "mcpsec" // inherited flags are the root's
 			c.InheritedFlags().VisitAll(check)
 		})
+	}
+	for k := range ownedValues {
+		if !checked[k] {
+			t.Errorf("no flag %s in the command tree (stale ownedValues entry)", k)
+		}
 	}
 }
 
