@@ -45,8 +45,9 @@ A model whose API key is not set is skipped with one log line; it is never
 replaced by anything else.
 
 The run directory (default results/<timestamp>) holds RUN.md, config.yaml,
-trials.jsonl (one record per trial, appended and synced as each ends),
-traces/, summary.json, matrix_*.csv, metrics_long.csv, deltas_vs_none.md and
+selection.json (the shard and sampling), trials.jsonl (one record per
+trial, appended and synced as each ends), traces/ (read one with mcpsec
+trace), summary.json, matrix_*.csv, metrics_long.csv, deltas_vs_none.md and
 RESULTS.md. A killed run continues with --resume DIR; --retry-errors re-runs
 errored trials.
 
