@@ -105,7 +105,7 @@ func Merge(out string, shards []string) (int, error) {
 			return log.Append(r)
 		})
 		root.Close()
-		if errors.Is(err, fs.ErrNotExist) && n == 0 {
+		if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrRunDir) {
 			return n, fmt.Errorf("%w: shard %s: %w", ErrRunDir, s, err)
 		}
 		if err != nil {

@@ -197,3 +197,24 @@ func TestBuildInfoAsksGitWhenTheBinaryDoesNotKnow(t *testing.T) {
 		t.Fatal("a directory outside any repository gave a revision")
 	}
 }
+
+// A resume that fails for a reason other than bad input keeps the trials
+// and says so, without advising the very command that just failed.
+func TestFailedResumeDoesNotAdviseItself(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, errs := run(t, "bench", "--config", writeFile(t, filepath.Join(t.TempDir(), "g.yaml"), tinyGridYAML), "--out", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// A trial log that cannot be read: a directory in its place.
+	log := filepath.Join(dir, bench.TrialsFile)
+	if err := os.Remove(log); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(log, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run(t, "bench", "--resume", dir)
+	if code == 0 || strings.Contains(errs, "--resume") || !strings.Contains(errs, "run the same command again") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
