@@ -81,3 +81,32 @@ func TestMergeRefusesAShardGivenTwice(t *testing.T) {
 		t.Fatal("the refused merge created its output")
 	}
 }
+
+// A merged run's plan is the union of its shards' plans: resuming it runs
+// nothing the shards did not plan.
+func TestMergedRunResumesItsShardsPlans(t *testing.T) {
+	base := t.TempDir()
+	g := tinyGrid("none", "policy", "pinning", "meta_filter")
+	var shards []string
+	planned := 0
+	for i := 1; i <= 2; i++ {
+		d := filepath.Join(base, "s"+string(rune('0'+i)))
+		res, err := Sweep(context.Background(), Options{Grid: g, Out: d, Shard: Shard{i, 2}, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		planned += res.Planned
+		shards = append(shards, d)
+	}
+	out := filepath.Join(base, "all")
+	if _, err := Merge(out, shards); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Sweep(context.Background(), Options{Grid: g, Out: out, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Planned != planned || res.Ran != 0 || planned >= len(g.Expand()) {
+		t.Fatalf("merged resume planned %d ran %d; the shards planned %d of %d", res.Planned, res.Ran, planned, len(g.Expand()))
+	}
+}
