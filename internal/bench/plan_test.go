@@ -73,8 +73,8 @@ func TestGridRejectsBadValues(t *testing.T) {
 
 func TestParseShardIsStrict(t *testing.T) {
 	for _, bad := range []string{"2/4x", "x2/4", "2/", "/4", "0/2", "3/2", "1/0", "-1/2", "2 /4", "1/2/3"} {
-		if _, err := ParseShard(bad); !errors.Is(err, ErrConfig) {
-			t.Errorf("ParseShard(%q): err = %v, want ErrConfig", bad, err)
+		if _, err := ParseShard(bad); !errors.Is(err, ErrSelection) {
+			t.Errorf("ParseShard(%q): err = %v, want ErrSelection", bad, err)
 		}
 	}
 	if sh, err := ParseShard("2/4"); err != nil || sh != (Shard{2, 4}) {
@@ -85,7 +85,7 @@ func TestParseShardIsStrict(t *testing.T) {
 func TestNegativeLimitsAreRefused(t *testing.T) {
 	for _, o := range []Options{{Limit: -5}, {LimitPerClass: -1}} {
 		o.Grid, o.Out = tinyGrid("none"), t.TempDir()
-		if _, err := Sweep(context.Background(), o); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "--limit") {
+		if _, err := Sweep(context.Background(), o); !errors.Is(err, ErrSelection) || !strings.Contains(err.Error(), "--limit") {
 			t.Errorf("limit %d per class %d: err = %v", o.Limit, o.LimitPerClass, err)
 		}
 		if _, err := os.Stat(filepath.Join(o.Out, ConfigFile)); err == nil {

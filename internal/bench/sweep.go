@@ -22,6 +22,9 @@ import (
 	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
+// ErrSelection marks a shard or sample that cannot be taken (exit 2).
+var ErrSelection = errors.New("invalid selection")
+
 // SelectionFile records the shard and sampling a run was started with.
 // Together with config.yaml it is the run's plan: --resume runs exactly
 // the trials it selects, so it is written before config.yaml and a run
@@ -136,7 +139,7 @@ func ParseShard(s string) (Shard, error) {
 	i, ierr := strconv.Atoi(is)
 	n, nerr := strconv.Atoi(ns)
 	if !ok || ierr != nil || nerr != nil || n < 1 || i < 1 || i > n {
-		return Shard{}, fmt.Errorf("%w: --shard wants i/n with 1 <= i <= n, got %q", ErrConfig, s)
+		return Shard{}, fmt.Errorf("%w: --shard wants i/n with 1 <= i <= n, got %q", ErrSelection, s)
 	}
 	return Shard{Index: i, Count: n}, nil
 }
@@ -353,7 +356,7 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 		}
 	} else {
 		if opts.Limit < 0 || opts.LimitPerClass < 0 {
-			return Result{}, fmt.Errorf("%w: --limit and --limit-per-class must not be negative", ErrConfig)
+			return Result{}, fmt.Errorf("%w: --limit and --limit-per-class must not be negative", ErrSelection)
 		}
 		if err := prepareDir(opts.Out); err != nil {
 			return Result{}, err

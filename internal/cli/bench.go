@@ -206,7 +206,7 @@ func sweepAndReport(ctx context.Context, env *Env, g bench.Grid, out string, bf 
 		Limit: bf.limit, LimitPerClass: bf.perClass, Env: benv, Log: env.Stderr, TTY: isTerminal(env.Stderr),
 	})
 	if err != nil {
-		if errors.Is(err, bench.ErrConfig) || errors.Is(err, bench.ErrRunDir) || errors.Is(err, trial.ErrMalformed) {
+		if errors.Is(err, bench.ErrConfig) || errors.Is(err, bench.ErrSelection) || errors.Is(err, bench.ErrRunDir) || errors.Is(err, trial.ErrMalformed) {
 			return res, inputErr(err)
 		}
 		if bf.resume != "" {
