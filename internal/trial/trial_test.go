@@ -3,6 +3,7 @@ package trial
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,5 +149,29 @@ func TestReaderTornAndMalformed(t *testing.T) {
 				t.Errorf("warnings = %q, want %q", w, tc.warn)
 			}
 		})
+	}
+}
+
+// Workers append at once: every record must land on a line of its own.
+func TestConcurrentAppendsKeepLinesWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), LogFile)
+	log, _, err := OpenLog(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 64
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- log.Append(rec(fmt.Sprintf("t%02d", i), i%5 == 0)) }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.Close()
+	_, done, err := OpenLog(path, false)
+	if err != nil || len(done) != n {
+		t.Fatalf("reopened log has %d records (err %v), want %d", len(done), err, n)
 	}
 }
