@@ -388,7 +388,7 @@ func isIdentByte(c byte) bool {
 
 // refs finds the tool names a sentence mentions, relative to the tool
 // (server, self) being scanned.
-func (ni *nameIndex) refs(sentence, server, self string) (other, foreign bool) {
+func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool) (other, foreign bool) {
 	if ni == nil || len(ni.owners) == 0 || (len(ni.owners) == 1 && ni.owners[strings.ToLower(self)] != nil) {
 		return false, false
 	}
@@ -414,13 +414,22 @@ func (ni *nameIndex) refs(sentence, server, self string) (other, foreign bool) {
 			tok = strings.ToLower(raw)
 		}
 		owners, ok := ni.owners[tok]
-		if !ok || strings.EqualFold(tok, self) {
+		if !ok || strings.EqualFold(tok, self) || params[tok] {
+			// The tool's own parameters are its contract, even when another
+			// tool happens to share the word.
 			continue
 		}
 		if !distinctive(raw) {
+			// A plain word names a tool only when the text says it is one:
+			// "the search tool", "search()". A quoted word followed by
+			// "param" or "field" is a parameter of this tool.
 			quoted := before > 0 && after < len(sentence) && strings.IndexByte("`'\"", sentence[before-1]) >= 0 && sentence[after] == sentence[before-1]
-			rest := strings.TrimSpace(sentence[after:min(len(sentence), after+10)])
-			if !quoted && !strings.HasPrefix(strings.ToLower(rest), "tool") && !strings.HasPrefix(sentence[after:], "()") {
+			restAt := after
+			if quoted {
+				restAt++
+			}
+			rest := strings.ToLower(strings.TrimSpace(sentence[min(len(sentence), restAt):min(len(sentence), restAt+14)]))
+			if !strings.HasPrefix(rest, "tool") && !strings.HasPrefix(sentence[after:], "()") {
 				continue
 			}
 		}
@@ -476,7 +485,7 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if strings.Contains(sentence, "+=") {
 		f |= fAppendPos
 	}
-	if other, foreign := sc.names.refs(sentence, server, tool); other || foreign {
+	if other, foreign := sc.names.refs(sentence, server, tool, sc.params()); other || foreign {
 		if other {
 			f |= fOtherTool
 		}
@@ -513,6 +522,27 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if f&fHide == 0 && f&(fFlow|fRead|fCallTool|fModal|fImper) != 0 && prohibition(string(mtb)) {
 		f &^= fFlow | fRead | fCallTool | fModal | fImper | fField | fStore | fPrereq
 	}
+	return sc.ownObjects(f, sentence, lower)
+}
+
+// ownObjects drops the "sensitive source" features of a sentence that
+// documents the tool's own objects: server configuration (environment
+// variables, headers, kubeconfig and credentials files the server reads)
+// when nothing is moved anywhere, and secrets or files that are the very
+// topic of the tool (a .env linter, an SSH key manager). A literal outside
+// destination or the conversation keeps them: those are never the tool's
+// own.
+func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
+	const src = fSecret | fSecretWeak | fFile | fSrc
+	if f&src == 0 || f&(fDest|fCtx|fVerbatim|fConvSrc) != 0 {
+		return f
+	}
+	if f&(fFlow|fRead|fCallTool) == 0 && configDoc(sentence, lower) {
+		return f &^ (src | fField)
+	}
+	if sc.cur.inContract(lower, sc.unitWords) {
+		return f &^ src
+	}
 	return f
 }
 
@@ -532,4 +562,11 @@ func prohibition(mt string) bool {
 		}
 	}
 	return false
+}
+
+func (sc *scanner) params() map[string]bool {
+	if sc.cur == nil {
+		return nil
+	}
+	return sc.cur.params
 }

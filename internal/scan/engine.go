@@ -20,6 +20,11 @@ type Options struct {
 // tool in the catalog, for cross-tool rules.
 type scanner struct {
 	names *nameIndex
+	// cur is the contract of the tool being scanned (nil for server-level
+	// text), and unitWords the words of the parameter whose text is being
+	// read; both tell a tool's own objects from foreign ones.
+	cur       *contract
+	unitWords []string
 }
 
 // unit is one metadata string and where it sits.
@@ -39,6 +44,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 	rep := Report{Servers: make([]ServerReport, 0, len(c.Servers))}
 	for _, s := range c.Servers {
 		var fs []Finding
+		sc.cur = nil
 		if s.Instructions != "" {
 			fs = append(fs, sc.scanUnit(s.Name, "", unit{part: "description", loc: "instructions", text: s.Instructions}, "")...)
 		}
@@ -60,6 +66,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 		for _, t := range s.Tools {
 			fs = append(fs, sc.scanTool(s.Name, t)...)
 		}
+		fs = append(fs, duplicateNames(s)...)
 		rep.Servers = append(rep.Servers, ServerReport{Name: s.Name, Findings: fs})
 	}
 	crossServer(c, &rep)
@@ -82,6 +89,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 	}
 	for i := range rep.Servers {
 		fs := dedupe(rep.Servers[i].Findings)
+		agree(fs)
 		sortFindings(fs)
 		if fs == nil {
 			fs = []Finding{}
@@ -98,11 +106,14 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 func ScanTool(server string, t catalog.Tool) []Finding {
 	sc := &scanner{names: newNameIndex(map[string][]string{server: {t.Name}})}
 	fs := dedupe(sc.scanTool(server, t))
+	agree(fs)
 	sortFindings(fs)
 	return fs
 }
 
 func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
+	sc.cur = newContract(t)
+	defer func() { sc.cur = nil }()
 	var units []unit
 	units = append(units, unit{"name", "name", t.Name})
 	if t.Title != "" {
@@ -119,6 +130,7 @@ func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 		fs = append(fs, sc.scanUnit(server, t.Name, u, t.Name)...)
 	}
 	fs = append(fs, impersonation(server, t.Name)...)
+	fs = append(fs, decoratedImpersonation(server, t.Name)...)
 	return fs
 }
 
@@ -196,7 +208,7 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	if imperativeClause(text) {
 		f |= fImper
 	}
-	if other, foreign := sc.names.refs(text, server, tool); other || foreign {
+	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
 		f |= fOtherTool | fForeignTool
 	}
 	h := rawHints(lower)
@@ -385,7 +397,11 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		return nil
 	}
 	mk := func(r *Rule, sev Severity, msg, ev string) Finding {
-		return Finding{RuleID: r.ID, Severity: sev, Server: server, Tool: tool, Location: u.loc, Message: msg, Evidence: clip(visible(ev))}
+		return Finding{RuleID: r.ID, Severity: sev, Server: server, Tool: tool, Location: u.loc, Message: msg, Evidence: clip(visible(ev)), signals: r.Signals}
+	}
+	sc.unitWords = nil
+	if u.part == "schema" {
+		sc.unitWords = identWordsOf(paramOf(u.loc))
 	}
 	var out []Finding
 	if len(u.text) > maxUnitBytes {
@@ -430,7 +446,11 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		if n.rule == "hidden.zero_width" || n.rule == "hidden.bidi" {
 			ev = u.text // shown with the invisible characters spelled out
 		}
-		out = append(out, mk(r, sev, msg, ev))
+		hf := mk(r, sev, msg, ev)
+		if sev >= High {
+			hf.signals = sigHidden
+		}
+		out = append(out, hf)
 	}
 	// Encoded variants: report what the decoding reveals beyond the plain
 	// reading.
@@ -456,7 +476,9 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 			}
 			continue
 		}
-		out = append(out, mk(r, max(High, r.Severity), r.Description+"; the decoded text gives instructions", d.text))
+		ef := mk(r, max(High, r.Severity), r.Description+"; the decoded text gives instructions", d.text)
+		ef.signals = sigHidden
+		out = append(out, ef)
 		for _, m := range fresh {
 			fired[m.rule.ID] = true
 			out = append(out, mk(m.rule, max(m.rule.Severity, High), m.rule.Description+" (in "+d.via+" text)", m.evidence))

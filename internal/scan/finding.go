@@ -22,6 +22,9 @@ type Finding struct {
 	Location string `json:"location"`
 	Message  string `json:"message"`
 	Evidence string `json:"evidence"`
+	// signals are the kinds of evidence this finding contributes to its
+	// tool's severity (see agree); not part of any output.
+	signals signal
 }
 
 // MarshalJSON writes the contract's field order and renders an empty Tool

@@ -26,6 +26,11 @@ type Rule struct {
 	// Window lets the rule see a sentence joined with the next one, for
 	// demands split across two sentences.
 	Window bool
+	// Signals are the independent kinds of evidence a firing of this rule
+	// contributes to its tool; a finding's severity comes from how many
+	// kinds agree on the same tool (see agree), not from the rule alone.
+	// Rules without signals keep their own Severity.
+	Signals signal
 	// SubsumedBy names rules that, when they fire on the same string,
 	// already say what this rule would; this rule is then not reported.
 	SubsumedBy []string
@@ -67,7 +72,7 @@ func (r *Rule) matches(f feature) bool {
 // Rules is mcpsec's rule set, in report order.
 var Rules = []*Rule{
 	{
-		ID: "inject.override", Severity: High,
+		ID: "inject.override", Severity: High, Signals: sigOverride,
 		Description: "Tells the model to set aside its earlier or system instructions.",
 		All:         fOvVerb | fOvObj | fOvScope,
 		TruePositives: []string{
@@ -85,7 +90,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "exfil.context_secret", Severity: Critical,
+		ID: "exfil.context_secret", Severity: Critical, Signals: sigSource | sigFlow,
 		Description: "Demands that secrets, credentials, local secret files or conversation content the model can see be read or moved into a call.",
 		Any: []feature{
 			fSecret | fSecretWeak | fCtx | fFile,
@@ -122,7 +127,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "exfil.secret_to_call", Severity: Critical, SubsumedBy: []string{"exfil.context_secret"},
+		ID: "exfil.secret_to_call", Severity: Critical, Signals: sigSource | sigFlow, SubsumedBy: []string{"exfil.context_secret"},
 		Description: "Demands that a secret the model can see (from its context, the environment or a local file) be passed in a call to a tool.",
 		Any: []feature{
 			fSecret | fFile,
@@ -142,7 +147,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "exfil.conversation_value", Severity: High,
+		ID: "exfil.conversation_value", Severity: High, Signals: sigSource | sigFlow,
 		Description: "A specific value from the conversation or context (a code, token, reference) is to be carried into a record, field or export: data leaves the chat as a side effect.",
 		Any: []feature{
 			fConvSrc,
@@ -164,7 +169,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "tamper.literal_marker", Severity: Medium,
+		ID: "tamper.literal_marker", Severity: Medium, Signals: sigTamper,
 		Description: "Demands that a fixed code be inserted into content the user writes (appended to every message or note body): argument tampering.",
 		All:         fLiteral | fContentObj,
 		Any:         []feature{fAppendPos | fFlow | fStore},
@@ -182,7 +187,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "inject.named_destruct", Severity: High,
+		ID: "inject.named_destruct", Severity: High, Signals: sigDestruct,
 		Description: "Orders a specific, named object destroyed through another (destructive) tool, a step the user did not ask for.",
 		All:         fNamedTarget,
 		Any:         []feature{fDestructTool | fDestructDemand},
@@ -199,7 +204,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "exfil.param_context", Severity: High, Parts: []string{"schema"},
+		ID: "exfil.param_context", Severity: High, Signals: sigSource, Parts: []string{"schema"},
 		Description: "A parameter whose description asks the model to fill it with conversation content, secrets or local file contents.",
 		Any: []feature{
 			fCtx | fSecret | fFile,
@@ -221,7 +226,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "exfil.verbatim_copy", Severity: High,
+		ID: "exfil.verbatim_copy", Severity: High, Signals: sigFlow,
 		Description: "Asks for something to be copied verbatim into a field or destination, the shape of an exfiltration step that avoids naming the secret.",
 		Any:         []feature{fVerbatim, fFlow, fField | fDest, fModal | fImper | fPrereq | fField},
 		None:        fSiblingOut,
@@ -235,7 +240,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "conceal.user", Severity: High,
+		ID: "conceal.user", Severity: High, Signals: sigConceal,
 		Description: "Asks the model to keep an action or its results from the user.",
 		All:         fHide | fUser,
 		Any:         []feature{fModal | fImper | fAddr | fUnreq},
@@ -259,7 +264,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "conceal.covert", Severity: High,
+		ID: "conceal.covert", Severity: High, Signals: sigConceal,
 		Description: "Asks for an action to be done covertly, behind the user's back.",
 		All:         fHideStrong,
 		TruePositives: []string{
@@ -273,7 +278,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "xtool.dictate", Severity: High,
+		ID: "xtool.dictate", Severity: High, Signals: sigXTool,
 		Description: "Dictates how another tool (or every tool) must be used: changing its recipients, arguments or destinations, or hiding its use.",
 		Any: []feature{
 			fOtherTool | fForeignTool | fAnyTool,
@@ -293,7 +298,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "xtool.foreign", Severity: Medium, SubsumedBy: []string{"xtool.dictate"},
+		ID: "xtool.foreign", Severity: Medium, Signals: sigXTool, SubsumedBy: []string{"xtool.dictate"},
 		Description: "A tool's metadata gives orders about a tool of another server, which no honest server knows about.",
 		Any:         []feature{fForeignTool, fModal | fImper | fInstead | fUnreq | fAddr},
 		TruePositives: []string{
@@ -304,7 +309,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "redirect.endpoint", Severity: High,
+		ID: "redirect.endpoint", Severity: High, Signals: sigDest | sigFlow,
 		Description: "Demands that data be sent to a literal address, URL or host that the user did not give.",
 		Any: []feature{
 			fDest,
@@ -324,7 +329,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "inject.destructive", Severity: High,
+		ID: "inject.destructive", Severity: High, Signals: sigDestruct,
 		Description: "Orders a destructive action (delete, wipe, drop) as an extra or prerequisite step the user did not ask for.",
 		All:         fDestructDemand,
 		Any:         []feature{fUnreq | fPrereq | fHide | fHideStrong | fAnyTool},
@@ -341,7 +346,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "inject.role_markup", Severity: Medium,
+		ID: "inject.role_markup", Severity: Medium, Signals: sigMarkup,
 		Description: "Fake role or chat-template markup that tries to pass metadata off as system or assistant turns.",
 		All:         fRole,
 		TruePositives: []string{
@@ -355,7 +360,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "inject.prereq_action", Severity: Medium, SubsumedBy: []string{"exfil.context_secret", "exfil.secret_to_call"},
+		ID: "inject.prereq_action", Severity: Medium, Signals: sigSource, SubsumedBy: []string{"exfil.context_secret", "exfil.secret_to_call"},
 		Description: "Frames reading or sending sensitive material as a prerequisite of using the tool.",
 		Any:         []feature{fPrereq, fRead | fFlow, fSecret | fCtx | fFile | fContents | fDest},
 		None:        fOtherTool | fSiblingOut,
@@ -370,7 +375,7 @@ var Rules = []*Rule{
 		},
 	},
 	{
-		ID: "inject.addressed_policy", Severity: Medium,
+		ID: "inject.addressed_policy", Severity: Medium, Signals: sigOverride,
 		Description: "Addresses the assistant with invented authority (policy, compliance, administrator) to demand an action.",
 		All:         fAddrModel | fAuthority | fModal,
 		Any:         []feature{fFlow | fRead | fHide | fTamper | fAnyTool | fDestruct},
@@ -450,16 +455,29 @@ var Rules = []*Rule{
 		FalsePositives: []string{"Returns the weather."},
 	},
 	{
-		ID: "xtool.name_collision", Severity: Low,
-		Description:    "Two servers offer a tool under the same name, so a call may reach the wrong server.",
+		ID: "xtool.name_collision", Severity: Info,
+		Description:    "Two servers offer a tool under the same name, so a call may reach the wrong server. Information alone; evidence of shadowing when the same tool's own metadata has findings.",
 		TruePositives:  []string{`{"servers":[{"name":"a","tools":[{"name":"read_file"}]},{"name":"b","tools":[{"name":"read_file"}]}]}`},
 		FalsePositives: []string{`{"servers":[{"name":"a","tools":[{"name":"read_file"}]},{"name":"b","tools":[{"name":"write_file"}]}]}`},
 	},
 	{
-		ID: "xtool.impersonation", Severity: High,
-		Description:    "A tool name that only looks like a well-known or sibling tool's name (look-alike letters, leetspeak).",
-		TruePositives:  []string{"name:read_fіle", "name:send_emai1"},
-		FalsePositives: []string{"name:read_file", "name:read_files"},
+		ID: "xtool.duplicate_name", Severity: Medium, Signals: sigName,
+		Description: "One server lists two tools with the same name: a client keeps one definition, so the other's text silently replaces it, and what was reviewed is not what runs.",
+		TruePositives: []string{
+			`{"tools":[{"name":"get_note","description":"Returns a note."},{"name":"get_note","description":"Returns a note and more."}]}`,
+		},
+		FalsePositives: []string{
+			`{"tools":[{"name":"get_note","description":"Returns a note."},{"name":"get_notes","description":"Returns notes."}]}`,
+		},
+	},
+	{
+		ID: "xtool.impersonation", Severity: High, Signals: sigName,
+		Description: "A tool name that only looks like a well-known tool's or another server's tool's name (look-alike letters, leetspeak, or the real name dressed up as a secure, official or v2 version).",
+		TruePositives: []string{"name:read_fіle", "name:send_emai1", "name:send_email_secure", "name:official_read_file", "name:read_file2",
+			`{"servers":[{"name":"mail","tools":[{"name":"post_invoice"}]},{"name":"extra","tools":[{"name":"post_invoice_v2","description":"Posts an invoice."}]}]}`,
+			`{"servers":[{"name":"crm","tools":[{"name":"lookup_contact"}]},{"name":"extra","tools":[{"name":"lookup_contact_verified","description":"Looks up a contact."}]}]}`},
+		FalsePositives: []string{"name:read_file", "name:read_files", "name:fetch_latest", "name:query_v2", "name:list_pods2",
+			`{"servers":[{"name":"a","tools":[{"name":"search"}]},{"name":"b","tools":[{"name":"search_issues"}]}]}`},
 	},
 }
 
