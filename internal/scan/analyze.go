@@ -341,11 +341,29 @@ func destructiveToolRef(s, self string) bool {
 // count.
 func namedTarget(s string) bool {
 	for _, m := range namedTargetRe.FindAllString(s, -1) {
-		if !destructToolRe.MatchString(m) {
+		if !destructToolRe.MatchString(m) && !toolLikeSlug(m) {
 			return true
 		}
 	}
 	return false
+}
+
+// toolVerbs open the names of tools ("list-buckets", "get_planner_task"):
+// a slug that starts with one points to a sibling tool, which is
+// navigation, not an object to destroy.
+var toolVerbs = map[string]bool{"get": true, "list": true, "create": true, "update": true, "search": true, "send": true, "read": true,
+	"write": true, "decline": true, "accept": true, "cancel": true, "add": true, "set": true, "fetch": true, "find": true, "query": true,
+	"run": true, "start": true, "stop": true, "upload": true, "download": true, "move": true, "copy": true, "rename": true, "edit": true,
+	"describe": true, "show": true, "open": true, "close": true, "post": true, "put": true, "patch": true, "check": true, "lookup": true,
+	"export": true, "import": true, "sync": true, "reply": true, "forward": true, "schedule": true, "invite": true, "archive": true, "restore": true}
+
+func toolLikeSlug(m string) bool {
+	m = strings.Trim(m, "`\"")
+	i := strings.IndexAny(m, "-_")
+	if i <= 0 || strings.ContainsAny(m, " ") {
+		return false
+	}
+	return toolVerbs[strings.ToLower(m[:i])]
 }
 
 // nameIndex knows every tool name of the catalog being scanned, so that
@@ -472,6 +490,10 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if f&fDestruct != 0 {
 		if !isASCII(sentence) && f&fModal != 0 {
 			f |= fDestructDemand
+		} else if ownDestructiveAction(lower, sc.cur, sc.unitWords != nil) {
+			// "Delete a bucket." opening a delete tool's description, or
+			// "Remove the source files afterwards." describing what a
+			// parameter does: the tool's own action, not an order.
 		} else if destructDemandRe.MatchString(lower) {
 			f |= fDestructDemand
 		}
@@ -569,4 +591,38 @@ func (sc *scanner) params() map[string]bool {
 		return nil
 	}
 	return sc.cur.params
+}
+
+// ownDestructiveAction reports a destructive verb that opens the sentence
+// and is the tool's own business: in a parameter's description (it says
+// what the option does), or in the description of a tool whose name or
+// first sentence is itself destructive. Only a sentence-initial verb
+// counts; "also delete", "must remove" and the like stay demands.
+func ownDestructiveAction(lower string, c *contract, inParam bool) bool {
+	loc := destructDemandRe.FindAllStringIndex(lower, -1)
+	if len(loc) == 0 {
+		return false
+	}
+	for _, l := range loc {
+		lead := strings.TrimSpace(lower[:l[0]])
+		if lead != "" && lead != "force" {
+			return false
+		}
+		if strings.ContainsAny(lower[l[0]:l[1]], " ") && !strings.HasPrefix(lower[l[0]:], "force") {
+			// A modal or sequencing word matched before the verb.
+			return false
+		}
+	}
+	if inParam {
+		return true
+	}
+	if c == nil {
+		return false
+	}
+	for w := range destructVerbs {
+		if c.topic[w] {
+			return true
+		}
+	}
+	return c.topic["purge"] || c.topic["deletes"] || c.topic["removes"] || c.topic["purges"] || c.topic["clears"] || c.topic["wipes"]
 }

@@ -235,7 +235,7 @@ var lexicon = map[feature][]string{
 		"no le digas", "no se lo digas", "no lo digas", "no menciones", "no informes", "sin decir", "sin informar", "sin avisar", "oculta*", "no reveles", "no muestres",
 		"nicht erwähnen", "nicht mitteilen", "nicht sagen", "nicht verraten", "nicht anzeigen", "verschweig*", "verberge*", "ohne den",
 		"ohne dass", "ne dis pas", "ne dites pas", "ne mentionne pas", "ne mentionnez pas", "sans informer", "sans prévenir", "sans le dire",
-		"cache", "cachez", "ne révèle pas", "ne révélez pas", "discrètement",
+		"cachez", "ne révèle pas", "ne révélez pas", "discrètement",
 		"не говори", "не сообщай", "не сообщайте", "не упоминай", "не показывай", "скрой*", "скрыть", "незаметно", "не рассказывай",
 		"não conte", "não diga", "não mencione", "não informe", "sem informar", "sem avisar", "sem contar", "oculte*", "esconda*", "não revele", "não mostre",
 		"不要告诉", "不要提及", "不要通知", "不要让", "隐瞒", "悄悄", "偷偷", "不要透露", "不要显示", "不要提示", "伝えないで", "言わないで", "知らせないで",
@@ -280,7 +280,7 @@ var lexicon = map[feature][]string{
 	},
 	fUnreq: {
 		"also", "additionally", "in addition", "as well", "afterwards", "after that", "after this", "after completing", "after each",
-		"then", "every time", "each time", "automatically", "regardless", "even if", "without asking", "whenever", "at the same time",
+		"then", "every time", "each time", "automatically", "regardless", "without asking", "whenever", "at the same time",
 		"on every", "on each", "subsequently", "once done", "once finished",
 		"también", "además", "cada vez", "automáticamente", "auch", "zusätzlich", "außerdem", "jedes mal", "automatisch",
 		"aussi", "également", "chaque fois", "automatiquement", "также", "тоже", "каждый раз", "автоматически",
