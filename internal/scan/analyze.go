@@ -91,6 +91,10 @@ var imperativeVerbs = map[string]bool{
 	"relay": true, "reproduce": true, "duplicate": true, "stash": true, "carry": true, "deliver": true, "bcc": true, "cc": true,
 	"be": true, "also": true, "then": true, "change": true, "replace": true, "redirect": true, "modify": true,
 	"route": true, "swap": true, "override": true, "bypass": true, "skip": false,
+	"export": true, "transmit": true, "exfiltrate": true, "hijack": true, "intercept": true, "disable": true, "choose": true, "select": true,
+	"prioritize": true, "prioritise": true, "prefer": true, "pick": true, "trust": true, "pretend": true, "let": true, "loop": true,
+	"answer": true, "respond": true, "reply": true, "comply": true, "proceed": true, "treat": true, "act": true, "operate": true, "behave": true,
+	"pay": true, "stay": true, "avoid": true, "stick": true, "grant": true, "enable": true, "output": true, "reveal": true, "print": true,
 }
 
 func isClauseSep(r rune) bool {
@@ -221,7 +225,14 @@ var (
 	emailRe = regexp.MustCompile(`[a-z0-9._%+\-]+@[a-z0-9\-]+(\.[a-z0-9\-]+)+`)
 	urlRe   = regexp.MustCompile(`(https?|wss?|ftp)://[^\s]+`)
 	ipRe    = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b`)
-	roleRe  = regexp.MustCompile(`(^|\n)\s*(system|assistant|developer)\s*:|<\|?(im_start|im_end|system|endoftext)\|?>|</?system>|\[/?inst\]|<<sys>>|\[system\]|</?instructions>|###\s*(system|instruction)`)
+	roleRe  = regexp.MustCompile(`(^|\n)\s*(system|assistant|developer)\s*:|<\|?(im_start|im_end|system|endoftext)\|?>|</?system>|\[/?inst\]|<<sys>>|\[system\]|</?instructions>|###\s*(system|instruction)` +
+		// Fake tags and banners that dress text up as coming from the
+		// host: <hidden>, [[system instruction: ...]], ---system override---,
+		// _system_injection keys, chat-template tokens of any model family.
+		`|<\s*/?\s*(?:sys|hidden|secret|global|instruction|instruction[_ -]override|override|directive|admin|root|internal|priority|inst|developer|system[_ -][a-z]+|assistant|hidden[_ -][a-z]+)\s*>` +
+		`|\[+\s*(?:system|hidden|admin|override|directive|instruction|emergency directive|system instruction|system override|sys|internal)\b[^\]]*\]` +
+		`|-{2,}\s*(?:[a-z]+\s+)*(?:system|override|directive|admin)\b(?:\s+[a-z]+)*\s*-{2,}` +
+		`|\b_?system_(?:injection|prompt|instruction|override|directive|message)\b|<\|[a-z_]+\|>|<(?:start|end)_of_turn>|\{\{\s*system|(?:^|\n)\s*human\s*:`)
 )
 
 // destination returns a literal place data could be sent to.
@@ -479,11 +490,10 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if destination(lower) != "" {
 		f |= fDest
 	}
-	if (strings.Contains(lower, "system") || strings.Contains(lower, "assistant") || strings.Contains(lower, "developer") ||
-		strings.Contains(lower, "<|") || strings.Contains(lower, "[inst") || strings.Contains(lower, "<<sys") || strings.Contains(lower, "instruction")) &&
-		roleRe.MatchString(lower) {
+	if roleGate(lower) && roleRe.MatchString(lower) && !paramDocLine(lower, sc.params()) {
 		f |= fRole
 	}
+	f |= sc.intentFeatures(sentence, lower)
 	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
 		f |= fAuthority
 	}
@@ -517,7 +527,7 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	}
 	// Verbs only count when something sensitive is in play, so the more
 	// expensive negation check runs on few sentences.
-	if f&(fFlow|fRead|fCallTool) != 0 && f&(fSecret|fSecretWeak|fCtx|fFile|fDest|fField|fVerbatim|fContents) != 0 {
+	if f&(fFlow|fRead|fCallTool) != 0 && f&(fSecret|fSecretWeak|fCtx|fFile|fDest|fField|fVerbatim|fContents|fPersonal|fUserData|fParamRef) != 0 {
 		mt := string(mtb)
 		lx := lexIndexOnce()
 		flowLive, flowFound := verbState(mt, lx.flowStems)
@@ -555,9 +565,18 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 // destination or the conversation keeps them: those are never the tool's
 // own.
 func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
+	if f&fSafetyObj != 0 && f&(fModeSwitch|fRole) == 0 && sc.cur.ownSafetyOption() {
+		f &^= fSafetyObj
+	}
+	if f&fPersonal != 0 && sc.cur.inContract(lower, sc.unitWords) {
+		f &^= fPersonal | fSecretWeak
+	}
 	const src = fSecret | fSecretWeak | fFile | fSrc
-	if f&src == 0 || f&(fDest|fCtx|fVerbatim|fConvSrc) != 0 {
+	if f&src == 0 || f&(fDest|fCtx|fVerbatim|fConvSrc|fOutside) != 0 {
 		return f
+	}
+	if sc.cur.secretParam(lower) && f&(fFile|fCtx) == 0 {
+		return f &^ src
 	}
 	if f&(fFlow|fRead|fCallTool) == 0 && configDoc(sentence, lower) {
 		return f &^ (src | fField)
@@ -625,4 +644,28 @@ func ownDestructiveAction(lower string, c *contract, inParam bool) bool {
 		}
 	}
 	return c.topic["purge"] || c.topic["deletes"] || c.topic["removes"] || c.topic["purges"] || c.topic["clears"] || c.topic["wipes"]
+}
+
+// roleGate is the cheap test before the role-markup expression.
+func roleGate(lower string) bool {
+	for _, m := range []string{"system", "assistant", "developer", "<|", "[inst", "<<sys", "instruction", "hidden", "global", "override", "directive",
+		"admin", "secret>", "_of_turn", "internal", "priority", "root>", "human", "<sys", "[sys"} {
+		if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// paramDocLine reports a docstring line "system: the remote system to
+// use" where the word before the colon is one of the tool's own
+// parameters: an Args block, not a fake role turn.
+func paramDocLine(lower string, params map[string]bool) bool {
+	t := strings.TrimSpace(lower)
+	for _, w := range []string{"system", "assistant", "developer", "human"} {
+		if params[w] && strings.HasPrefix(t, w) && strings.HasPrefix(strings.TrimSpace(t[len(w):]), ":") {
+			return true
+		}
+	}
+	return false
 }

@@ -111,6 +111,11 @@ var secretFamilies = []struct {
 	{"git", []string{".git-credentials", "gh/hosts"}, []string{"git", "github", "gitlab"}},
 	{"npm", []string{".npmrc", ".pypirc"}, []string{"npm", "package", "publish", "registry", "pypi"}},
 	{"gpg", []string{".gnupg", "gpg", "pgp"}, []string{"gpg", "pgp", "sign", "signing", "encrypt", "decrypt"}},
+	{"address", []string{"home address", "street address", "mailing address"}, []string{"address", "shipping", "shipment", "delivery", "geocode", "location", "maps", "places", "recipient", "contact", "contacts"}},
+	{"card", []string{"credit card", "card number", "cvv", "cvc", "bank account", "routing number"}, []string{"card", "payment", "payments", "checkout", "billing", "charge", "invoice", "bank", "transfer", "stripe"}},
+	{"identity", []string{"social security", "ssn", "passport number", "date of birth", "birth date", "driver's license", "national id", "tax id"}, []string{"identity", "kyc", "verify", "verification", "passport", "ssn", "birth", "tax", "patient", "employee", "hr"}},
+	{"health", []string{"medical record", "health record"}, []string{"medical", "health", "patient", "ehr", "fhir", "clinic"}},
+	{"hint", []string{"password hint", "security question", "security answer", "maiden name"}, nil},
 	{"password", []string{"password", "passphrase"}, []string{"password", "passwords", "passphrase", "login", "auth", "authenticate", "vault", "secret", "secrets", "credential", "credentials", "strength", "hash", "bcrypt"}},
 	{"key", []string{"api key", "api keys", "apikey", "api token", "access token", "secret key", "token", "credential", "secret", "private key", "signing key", "bearer"}, []string{"apikey", "token", "tokens", "secret", "secrets", "credential", "credentials", "vault", "oauth", "authenticate", "authentication", "login", "jwt", "keychain", "certificate", "sso"}},
 }
@@ -123,6 +128,7 @@ func (c *contract) inContract(lower string, extra []string) bool {
 		return false
 	}
 	any := false
+	lower = strings.ReplaceAll(lower, "_", " ")
 	for _, fam := range secretFamilies {
 		present := false
 		for _, m := range fam.inText {

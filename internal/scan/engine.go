@@ -129,6 +129,8 @@ func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 	for _, u := range units {
 		fs = append(fs, sc.scanUnit(server, t.Name, u, t.Name)...)
 	}
+	fs = append(fs, defaultDestinations(server, t.Name, "inputSchema", t.InputSchema, 0)...)
+	fs = append(fs, annotationPayloads(server, t.Name, t.Annotations)...)
 	fs = append(fs, impersonation(server, t.Name)...)
 	fs = append(fs, decoratedImpersonation(server, t.Name)...)
 	return fs
@@ -210,6 +212,13 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	}
 	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
 		f |= fOtherTool | fForeignTool
+	}
+	f |= sc.intentFeatures(text, lower)
+	if strings.Contains(lower, "after ") {
+		f |= fUnreq // a later sentence may open with "After"
+	}
+	if roleGate(lower) {
+		f |= fRole
 	}
 	h := rawHints(lower)
 	if h&hintFile != 0 {
@@ -413,7 +422,27 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		u.text = headTail(u.text, maxUnitBytes/2)
 	}
 	p := prepare(u.text)
+	if strings.ContainsRune(u.text, utf8.RuneError) {
+		// Invalid bytes reach us as U+FFFD (JSON decoding replaces them);
+		// text a reviewer's tools show as garbage can carry anything.
+		r := RuleByID("hidden.invalid_utf8")
+		out = append(out, mk(r, r.Severity, fmt.Sprintf("%s Count: %d.", r.Description, strings.Count(u.text, string(utf8.RuneError))), u.text))
+	}
 	plain := sc.analyze(p.text, u.part, server, self)
+	// Text inside markup comments is invisible in rendered documentation
+	// but read by the model; a comment that gives orders is hiding them.
+	for _, body := range markupComments(p.text) {
+		ms := sc.analyze(body, u.part, server, self)
+		if len(ms) == 0 && lexOf(body)&(fImper|fModal|fAddr|fAddrModel) == 0 && sc.intentFeatures(body, strings.ToLower(body))&fModeSwitch == 0 {
+			continue
+		}
+		r := RuleByID("hidden.comment")
+		cf := mk(r, r.Severity, r.Description, body)
+		if len(ms) > 0 {
+			cf.signals |= sigHidden
+		}
+		out = append(out, cf)
+	}
 	fired := map[string]bool{}
 	for _, m := range plain {
 		fired[m.rule.ID] = true
