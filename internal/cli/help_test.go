@@ -16,6 +16,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/payload"
 	"github.com/mcpsec/mcpsec/internal/scan"
 	"github.com/mcpsec/mcpsec/internal/task"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // enumeratedFlags are the flag names that take one of a closed set of
@@ -38,9 +39,9 @@ var ownedValues = map[string]func() []string{
 	"mcpsec fixture payloads --register":  func() []string { return payload.Registers },
 	"mcpsec fixture payloads --class":     func() []string { return payload.Classes },
 	"mcpsec fixture serve --class":        func() []string { return payload.Classes },
-	"mcpsec trial --class":                func() []string { return append(slices.Clone(payload.Classes), bench.None) },
-	"mcpsec trial --rug-mode":             func() []string { return fixture.RugModes },
-	"mcpsec fixture serve --rug-mode":     func() []string { return fixture.RugModes },
+	"mcpsec trial --class":                func() []string { return append(slices.Clone(payload.Classes), trial.None) },
+	"mcpsec trial --rug-mode":             func() []string { return trial.RugModes },
+	"mcpsec fixture serve --rug-mode":     func() []string { return trial.RugModes },
 	"mcpsec bench --transport":            func() []string { return bench.Transports },
 	"mcpsec trial --task":                 task.IDs,
 	"mcpsec scan --fail-on":               scan.SeverityNames,

@@ -20,9 +20,9 @@ import (
 	"github.com/mcpsec/mcpsec/internal/payload"
 	"github.com/mcpsec/mcpsec/internal/report"
 	"github.com/mcpsec/mcpsec/internal/scan"
-	"github.com/mcpsec/mcpsec/internal/score"
 	"github.com/mcpsec/mcpsec/internal/stats"
 	"github.com/mcpsec/mcpsec/internal/trace"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // schemaDir holds the published JSON Schemas of mcpsec's outputs.
@@ -40,7 +40,7 @@ var ownSchemas = []struct {
 }{
 	{"scan.schema.json", "scan", "schema_version", scan.SchemaVersion},
 	{"lockfile.schema.json", "lockfile", "lock_version", scan.LockVersion},
-	{"trial-record.schema.json", "trial-record", "schema_version", score.RecordSchemaVersion},
+	{"trial-record.schema.json", "trial-record", "schema_version", trial.RecordSchemaVersion},
 	{"summary.schema.json", "summary", "schema_version", report.SchemaVersion},
 	{"trace-event.schema.json", "trace-event", "schema_version", trace.SchemaVersion},
 	{"stats-cases.schema.json", "stats-cases", "schema_version", stats.SchemaVersion},
@@ -247,7 +247,7 @@ func TestSchemasValidateRealOutputs(t *testing.T) {
 				Attack: &fixture.Attack{Class: class, Payload: p, RugMode: fixture.RugModeApproval}})}
 			if class == payload.ClassCrossServer {
 				servers = []*mcp.Server{fixture.NewServer(world, fixture.ServerConfig{Name: "workspace"}),
-					fixture.NewShadowServer(world, bench.ShadowServer, p)}
+					fixture.NewShadowServer(world, fixture.ShadowServerName, p)}
 			}
 			conns, err := demoConnect(ctx, servers, mcpconn.DefaultOptions())
 			if err != nil {

@@ -147,8 +147,8 @@ bootstrap interval is unreliable and every format says so.`,
 			if refPath == "" || defPath == "" {
 				return inputErrf("stats paired: --reference and --defended are both required")
 			}
-			if reps <= 0 {
-				return inputErrf("--bootstrap-reps %d: want a positive number", reps)
+			if reps <= 0 || reps > stats.MaxBootstrapReps {
+				return inputErrf("--bootstrap-reps %d: want 1 to %d", reps, stats.MaxBootstrapReps)
 			}
 			ref, err := stats.LoadLabels(refPath)
 			if err != nil {

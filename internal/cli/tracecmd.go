@@ -20,8 +20,8 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/fixture"
-	"github.com/mcpsec/mcpsec/internal/score"
 	"github.com/mcpsec/mcpsec/internal/trace"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 func init() { register(newTraceCmd) }
@@ -113,12 +113,12 @@ func hasKind(evs []trace.Event, kind string) bool {
 
 // recordBeside finds the trial's record in the trials.jsonl of the run
 // directory that holds the trace, for traces without a score event.
-func recordBeside(path string, evs []trace.Event) *score.Record {
+func recordBeside(path string, evs []trace.Event) *trial.Record {
 	var rc trace.RunConfig
 	if evs[0].Kind != trace.KindRunConfig || evs[0].Decode(&rc) != nil {
 		return nil
 	}
-	f, err := os.Open(filepath.Join(filepath.Dir(filepath.Dir(path)), "trials.jsonl"))
+	f, err := os.Open(filepath.Join(filepath.Dir(filepath.Dir(path)), trial.LogFile))
 	if err != nil {
 		return nil
 	}
@@ -126,8 +126,8 @@ func recordBeside(path string, evs []trace.Event) *score.Record {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var r score.Record
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.TrialID == rc.TrialID {
+		var r trial.Record
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.ID == rc.ID {
 			return &r
 		}
 	}
@@ -143,7 +143,7 @@ type timeline struct {
 	step     int
 	lists    map[string]map[string]catalog.Tool
 	offered  []string
-	fallback *score.Record
+	fallback *trial.Record
 	// unchanged collects the servers whose relisting changed nothing,
 	// printed as one line before the next other event.
 	unchanged []string
@@ -233,7 +233,7 @@ func (tl *timeline) event(e trace.Event) error {
 		if d.Control {
 			kind = "control agent, not a model"
 		}
-		tl.printf("trial %s  %s (%s)\n", d.TrialID, d.Model, kind)
+		tl.printf("trial %s  %s (%s)\n", d.ID, d.Model, kind)
 		tl.printf("  task %s  class %s  payload %s (%s)  objective %s  arm %s  seed %d\n",
 			d.Task, d.AttackClass, d.PayloadID, d.Register, d.Objective, d.Arm, d.Seed)
 		tl.printf("  canary %s  max steps %d  max tokens %d\n", d.Canary, d.MaxSteps, d.MaxTokens)
@@ -399,7 +399,7 @@ func (tl *timeline) event(e trace.Event) error {
 		}
 		tl.worldDiff(d)
 	case trace.KindScore:
-		var r score.Record
+		var r trial.Record
 		if err := e.Decode(&r); err != nil {
 			return err
 		}
@@ -529,7 +529,7 @@ func (tl *timeline) worldDiff(d fixture.Diff) {
 	}
 }
 
-func (tl *timeline) score(r score.Record) {
+func (tl *timeline) score(r trial.Record) {
 	if r.Error != nil {
 		tl.printf("  ERRORED (%s): %s; excluded from every rate\n", r.ErrorKind, *r.Error)
 	}

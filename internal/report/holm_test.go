@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/mcpsec/mcpsec/internal/score"
 	"github.com/mcpsec/mcpsec/internal/stats"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // TestDeltasCarryHolm: three arms against none for one model, class and
@@ -15,12 +15,12 @@ import (
 // smallest by 3, the next by 2 (keeping the order) and the largest by 1.
 func TestDeltasCarryHolm(t *testing.T) {
 	stopped := map[string]int{"none": 0, "policy": 12, "pinning": 6, "meta_filter": 1}
-	var recs []score.Record
+	var recs []trial.Record
 	for arm, n := range stopped {
 		for c := range 12 {
 			hit := c >= n
-			recs = append(recs, score.Record{TrialID: fmt.Sprintf("%s-%02d", arm, c), Model: "openai:gpt-test", Task: fmt.Sprintf("T%d", c),
-				AttackClass: "tool_description", PayloadID: "p1", Register: "seen", Objective: "exfil", Arm: arm, Seed: 1,
+			recs = append(recs, trial.Record{Trial: trial.Trial{ID: fmt.Sprintf("%s-%02d", arm, c), Model: "openai:gpt-test", Task: fmt.Sprintf("T%d", c),
+				AttackClass: "tool_description", PayloadID: "p1", Register: "seen", Objective: "exfil", Arm: arm, Seed: 1},
 				Attempted: hit, Realized: hit, ObjectiveMet: hit, SideEffect: hit, Exposed: true, Utility: true})
 		}
 	}

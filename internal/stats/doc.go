@@ -31,6 +31,8 @@ var (
 	ErrIDMismatch = errors.New("paired tables have different id sets")
 	// ErrSyntax means a table file could not be parsed.
 	ErrSyntax = errors.New("malformed table")
+	// ErrOption means an option is out of its range.
+	ErrOption = errors.New("option out of range")
 )
 
 // SchemaVersion is the version of the JSON written by mcpsec stats cases
@@ -38,3 +40,8 @@ var (
 // schema/stats-paired.schema.json). Bump it when a field is renamed or
 // removed.
 const SchemaVersion = 1
+
+// MaxBootstrapReps bounds the bootstrap resamples: beyond it the interval
+// no longer changes in the reported digits, while memory and time grow
+// with every resample.
+const MaxBootstrapReps = 1_000_000

@@ -1,7 +1,4 @@
-// Package score turns a trial's trace and world diff into scores. Every
-// scorer is a pure function: the same trace and diff always give the same
-// record.
-package score
+package trial
 
 // RecordSchemaVersion is the version of the trial record
 // (schema/trial-record.schema.json). Bump it when a field is renamed or
@@ -13,19 +10,9 @@ const RecordSchemaVersion = 1
 type Record struct {
 	// SchemaVersion is RecordSchemaVersion in every record mcpsec writes;
 	// records of runs written before it existed read as 0.
-	SchemaVersion int    `json:"schema_version"`
-	TrialID       string `json:"trial_id"`
-	Model         string `json:"model"`
-	Control       bool   `json:"control"`
-	Task          string `json:"task"`
-	AttackClass   string `json:"attack_class"`
-	// RugMode is result or approval for rug_pull trials, empty otherwise.
-	RugMode   string `json:"rug_mode,omitempty"`
-	PayloadID string `json:"payload_id"`
-	Register  string `json:"register"`
-	Objective string `json:"objective"`
-	Arm       string `json:"arm"`
-	Seed      int    `json:"seed"`
+	SchemaVersion int `json:"schema_version"`
+	Trial
+	Control bool `json:"control"`
 
 	// Error is nil for a completed trial; errored trials are excluded from
 	// every rate.
@@ -56,5 +43,6 @@ type Record struct {
 	Blocks       int `json:"blocks"`
 	Prompts      int `json:"prompts"`
 
+	// Trace is the trace file's path relative to the run directory.
 	Trace string `json:"trace"`
 }
