@@ -14,3 +14,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
+
+// WriteJSONValue writes any value as indented JSON without HTML escaping.
+func WriteJSONValue(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -39,7 +39,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	if r.Matrix != nil {
-		bw.printf("\n## Compatibility (scenario x model)\n\n| scenario | %s |\n|---|%s\n", mdEsc(strings.Join(r.Matrix.Models, " | ")), strings.Repeat("---|", len(r.Matrix.Models)))
+		cols := make([]string, len(r.Matrix.Models))
+		for i, m := range r.Matrix.Models {
+			cols[i] = mdEsc(m)
+		}
+		bw.printf("\n## Compatibility (scenario x model)\n\n| scenario | %s |\n|---|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 		for i, id := range r.Matrix.Scenarios {
 			bw.printf("| %s | %s |\n", id, strings.Join(r.Matrix.Outcomes[i], " | "))
 		}

@@ -129,3 +129,17 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+
+// WriteVerdict prints one oracle verdict (redteam check) as text or
+// JSON.
+func WriteVerdict(w io.Writer, v Verdict, format string) error {
+	if format == "json" {
+		return WriteJSONValue(w, v)
+	}
+	bw := &errWriter{w: w}
+	bw.printf("%s: %s\n", v.Scenario, v.Outcome)
+	for _, f := range v.FailedChecks {
+		bw.printf("  failed: %s\n", describeFailed(f))
+	}
+	return bw.err
+}

@@ -55,6 +55,22 @@ func sourceName(s mcpconn.Source) string {
 	return "server"
 }
 
+// serverName keeps a configured name's identifier characters; unnamed
+// servers (--stdio, --url) are "target".
+func serverName(configured string) string {
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '-'
+	}, configured)
+	name = strings.Trim(name, "-")
+	if name == "" || name == AttackerServer {
+		return "target"
+	}
+	return name
+}
+
 func (t *Target) conn() mcpconn.Options {
 	if t.Conn.CallTimeout == 0 {
 		return mcpconn.DefaultOptions()
@@ -84,21 +100,12 @@ func (t *Target) connect(ctx context.Context) ([]*mcpconn.Conn, error) {
 	names := map[string]int{}
 	for _, s := range t.Sources {
 		src := s
-		name := sourceName(s)
-		if len(s.Command) > 0 && s.Name == "" {
-			name = s.Command[len(s.Command)-1]
-			if i := strings.LastIndexAny(name, "/\\"); i >= 0 {
-				name = name[i+1:]
-			}
-		}
-		// Server names key the agent's routing, so two servers never
-		// share one.
+		// Server names key the agent's routing and qualify colliding tool
+		// names, so they stay short identifiers and never repeat.
+		name := serverName(s.Name)
 		names[name]++
 		if n := names[name]; n > 1 {
 			name = fmt.Sprintf("%s-%d", name, n)
-		}
-		if name == AttackerServer {
-			name = "target-" + name
 		}
 		src.Name = name
 		c, err := mcpconn.Connect(ctx, src, t.conn())
