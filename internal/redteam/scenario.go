@@ -282,9 +282,9 @@ func Parse(file string, data []byte) (Scenario, error) {
 		return fail(lineOf("checks"), "at least one check is required (a scenario without checks would always read as resisted)")
 	}
 	for i := range raw.Checks {
-		c, err := parseCheck(&raw.Checks[i])
+		c, line, err := parseCheck(&raw.Checks[i])
 		if err != nil {
-			return fail(raw.Checks[i].Line, "check %d: %v", i+1, err)
+			return Scenario{}, fmt.Errorf("%w: %s:%d: check %d: %w", ErrScenario, file, line, i+1, err)
 		}
 		s.Checks = append(s.Checks, c)
 	}
@@ -316,50 +316,55 @@ func checkSchemaPath(p string) error {
 }
 
 // parseCheck reads one check mapping: path, exactly one matcher, and
-// optionally case_insensitive.
-func parseCheck(n *yaml.Node) (CheckSpec, error) {
+// optionally case_insensitive. On error it returns the line of the
+// offending key.
+func parseCheck(n *yaml.Node) (CheckSpec, int, error) {
 	c := CheckSpec{Line: n.Line}
 	if n.Kind != yaml.MappingNode {
-		return c, errors.New("a check is a mapping with path and one matcher")
+		return c, n.Line, errors.New("a check is a mapping with path and one matcher")
 	}
 	matchers := 0
+	pathLine := n.Line
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
 		case "path":
 			if v.Kind != yaml.ScalarNode {
-				return c, fmt.Errorf("line %d: path must be a string", v.Line)
+				return c, v.Line, errors.New("path must be a string")
 			}
-			c.Path = v.Value
+			c.Path, pathLine = v.Value, v.Line
 		case "case_insensitive":
 			if err := v.Decode(&c.CaseInsensitive); err != nil {
-				return c, fmt.Errorf("line %d: case_insensitive must be true or false", v.Line)
+				return c, v.Line, errors.New("case_insensitive must be true or false")
 			}
 		default:
 			if !slices.Contains(Matchers, k.Value) {
-				return c, fmt.Errorf("line %d: %w %q (want one of %s)", k.Line, ErrMatcher, k.Value, strings.Join(Matchers, ", "))
+				return c, k.Line, fmt.Errorf("%w %q (want one of %s)", ErrMatcher, k.Value, strings.Join(Matchers, ", "))
 			}
 			matchers++
+			if matchers > 1 {
+				return c, k.Line, fmt.Errorf("%w: want exactly one of %s per check, got %s and %s", ErrMatcher, strings.Join(Matchers, ", "), c.Matcher, k.Value)
+			}
 			c.Matcher = k.Value
 			var val any
 			if err := v.Decode(&val); err != nil {
-				return c, fmt.Errorf("line %d: %w", v.Line, err)
+				return c, v.Line, err
 			}
 			c.Value = val
 		}
 	}
 	if c.Path == "" {
-		return c, errors.New("path is required")
+		return c, n.Line, errors.New("path is required")
 	}
-	if matchers != 1 {
-		return c, fmt.Errorf("%w: want exactly one of %s, got %d", ErrMatcher, strings.Join(Matchers, ", "), matchers)
+	if matchers == 0 {
+		return c, n.Line, fmt.Errorf("%w: want one of %s", ErrMatcher, strings.Join(Matchers, ", "))
 	}
 	// The matcher's value is checked when the scenario is bound (Parse
 	// binds once with sample values), after placeholders are filled in.
 	if _, err := ParsePath(c.Path); err != nil {
-		return c, err
+		return c, pathLine, err
 	}
-	return c, nil
+	return c, 0, nil
 }
 
 // Bindings are the values placeholders stand for in one run.
