@@ -135,7 +135,7 @@ func runRedteam(ctx context.Context, env *Env, rf redteamFlags) error {
 		if rf.replay == "" {
 			// Build once to find a missing key before any server starts;
 			// the key itself is never printed.
-			if _, err := model.New(m, model.Options{}); err != nil {
+			if _, err := model.New(m, model.Options{Getenv: env.Getenv}); err != nil {
 				if errors.Is(err, model.ErrNoKey) {
 					fmt.Fprintf(env.Stderr, "skipping %s: %v\n", m, err)
 					continue
