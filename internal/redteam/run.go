@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpsec/mcpsec/internal/agent"
@@ -133,8 +135,7 @@ func (r *Runner) Run(ctx context.Context, spec string, sc Scenario, seed int, se
 		_ = tw.Close()
 		return at, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
-	tk := &task.Task{ID: trial.Task, Prompt: bound.Prompt, Context: bound.Context,
-		Policy: task.Policy{Secrets: []string{canary}, Classes: map[string]string{SinkTool: "egress"}}}
+	tk := &task.Task{ID: trial.Task, Prompt: bound.Prompt, Context: bound.Context, Policy: hostPolicy(sc, canary)}
 	armSeams, err := defense.Build(arm, defense.Config{Task: tk, Canary: canary})
 	if err != nil {
 		_ = tw.Close()
@@ -222,4 +223,29 @@ func (r *Runner) Run(ctx context.Context, spec string, sc Scenario, seed int, se
 	v := Judge(sc.ID, bound.Checks, env)
 	at.Outcome, at.FailedChecks = v.Outcome, v.FailedChecks
 	return at, nil
+}
+
+// hostPolicy is the policy block the policy arms read: the scenario's own
+// (with {secret} filled in) or one that knows only the secret, and in
+// both the sink is an egress tool.
+func hostPolicy(sc Scenario, canary string) task.Policy {
+	var p task.Policy
+	if sc.Policy != nil {
+		p = *sc.Policy
+		p.Classes = maps.Clone(p.Classes)
+		p.Secrets = nil
+		for _, s := range sc.Policy.Secrets {
+			p.Secrets = append(p.Secrets, strings.ReplaceAll(s, PHSecret, canary))
+		}
+	}
+	if !slices.Contains(p.Secrets, canary) {
+		p.Secrets = append(p.Secrets, canary)
+	}
+	if p.Classes == nil {
+		p.Classes = map[string]string{}
+	}
+	if _, ok := p.Classes[SinkTool]; !ok {
+		p.Classes[SinkTool] = "egress"
+	}
+	return p
 }

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpsec/mcpsec/internal/payload"
+	"github.com/mcpsec/mcpsec/internal/task"
 )
 
 // Objectives of a red-team scenario: what the attacker wants the model to
@@ -116,6 +117,10 @@ type Scenario struct {
 	Checks    []CheckSpec `json:"checks"`
 	Tags      []string    `json:"tags,omitempty"`
 	Control   ControlPlan `json:"control"`
+	// Policy is the host's capability policy for the policy, policy_full,
+	// confirm and confirm_ux arms (the same block as a bench task's);
+	// nil gives a policy that knows only the sink and the secret.
+	Policy *task.Policy `json:"policy,omitempty"`
 	// File and Line locate the scenario for error messages.
 	File string `json:"-"`
 	Line int    `json:"-"`
@@ -136,6 +141,7 @@ type rawScenario struct {
 	Checks    []yaml.Node  `yaml:"checks"`
 	Tags      []string     `yaml:"tags"`
 	Control   *ControlPlan `yaml:"control"`
+	Policy    *task.Policy `yaml:"policy"`
 }
 
 // DefaultContext is the system context of a scenario that sets none: it
@@ -241,7 +247,7 @@ func Parse(file string, data []byte) (Scenario, error) {
 	s := Scenario{ID: raw.ID, Title: raw.Title, Class: raw.Class, Objective: raw.Objective, Register: raw.Register,
 		Carrier: raw.Carrier, Payload: strings.TrimSpace(raw.Payload), Prompt: strings.TrimSpace(raw.Prompt),
 		Context: strings.TrimSpace(raw.Context), Requires: raw.Requires, Target: raw.Target, Tags: raw.Tags,
-		File: file, Line: doc.Line}
+		Policy: raw.Policy, File: file, Line: doc.Line}
 	if raw.Control != nil {
 		s.Control = *raw.Control
 	}
