@@ -131,6 +131,7 @@ checks:
 		{[]string{"redteam", "--model", "control:compromised", "--config", cfg}, "--allow-exec"},
 		{[]string{"redteam", "--model", "control:compromised", "--max-attempts", "3"}, "--adaptive"},
 		{[]string{"redteam", "--model", "control:compromised", "--record", "a", "--replay", "b"}, "exclude"},
+		{[]string{"redteam", "--model", "control:compromised", "--stdio", "/nonexistent/mcp-server"}, "list the target's tools"},
 		{[]string{"redteam", "check", "--scenario", rtScenario}, "exactly one of --envelope"},
 		{[]string{"redteam", "check", "--scenario", rtScenario, "--envelope", garbage}, "g.json"},
 		{[]string{"redteam", "check", "--scenario", filepath.Join(bad, "x.yaml"), "--envelope", garbage}, "x.yaml:10"},

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -234,6 +235,12 @@ func Parse(file string, data []byte) (Scenario, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&raw); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			// yaml.v3 says "line N: field x not found in type
+			// redteam.rawScenario"; users get file:line and the field.
+			return Scenario{}, fmt.Errorf("%w: %s", ErrScenario, yamlProblem(file, te.Errors[0]))
+		}
 		return Scenario{}, fmt.Errorf("%w: %s: %w", ErrScenario, file, err)
 	}
 	lineOf := func(key string) int {
@@ -305,6 +312,27 @@ func Parse(file string, data []byte) (Scenario, error) {
 		return Scenario{}, fmt.Errorf("%w: %w", ErrScenario, err)
 	}
 	return s, nil
+}
+
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
+var yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+var yamlType = regexp.MustCompile(` into \S+$`)
+
+// yamlProblem rewrites one yaml.v3 decoding message as file:line: what.
+func yamlProblem(file, msg string) string {
+	line, what := "", msg
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, what = m[1], m[2]
+	}
+	if m := yamlUnknown.FindStringSubmatch(what); m != nil {
+		what = fmt.Sprintf("unknown field %q", m[1])
+	} else {
+		what = yamlType.ReplaceAllString(what, " (wrong type)")
+	}
+	if line == "" {
+		return file + ": " + what
+	}
+	return file + ":" + line + ": " + what
 }
 
 // checkSchemaPath validates a dotted inputSchema path such as

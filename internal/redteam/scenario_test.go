@@ -57,7 +57,10 @@ func TestParseScenarioErrors(t *testing.T) {
 		}, "t.yaml:4:", ErrScenario, "unknown objective"},
 		{"unknown field", func(s string) string {
 			return s + "prompts: x\n"
-		}, "line 11", ErrScenario, "prompts"},
+		}, "t.yaml:11:", ErrScenario, `unknown field "prompts"`},
+		{"wrong type", func(s string) string {
+			return strings.Replace(s, "carrier: {kind: description, tool: calculate}", "carrier: [description]", 1)
+		}, "t.yaml:5:", ErrScenario, "wrong type"},
 		{"missing prompt", func(s string) string {
 			return strings.Replace(s, `prompt: "What is 1 + 1?"`, `prompt: ""`, 1)
 		}, "t.yaml:7:", ErrScenario, `"prompt" is required`},

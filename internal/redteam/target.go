@@ -186,7 +186,14 @@ func Applicability(sc Scenario, tools map[string][]string) (server, reason strin
 			all = append(all, tools[s]...)
 		}
 		sort.Strings(all)
-		return "", fmt.Sprintf("the target has no tool %s (it offers: %s)", strings.Join(quoteAll(missing), ", "), strings.Join(all, ", ")), false
+		offers := strings.Join(all, ", ")
+		if len(all) > 12 {
+			offers = fmt.Sprintf("%s and %d more", strings.Join(all[:12], ", "), len(all)-12)
+		}
+		if len(all) == 0 {
+			offers = "no tools"
+		}
+		return "", fmt.Sprintf("the target has no tool %s (it offers: %s)", strings.Join(quoteAll(missing), ", "), offers), false
 	}
 	if sc.Carrier.Kind == CarrierServer {
 		return AttackerServer, "", true
