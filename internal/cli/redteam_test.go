@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -246,49 +245,6 @@ func TestRedteamRecordReplay(t *testing.T) {
 	}
 	if b.Models[0].Scenarios[0].Outcome != a.Models[0].Scenarios[0].Outcome {
 		t.Errorf("replay %+v differs from the recording %+v", b, a)
-	}
-}
-
-// TestRedteamServerEverything attacks the official TypeScript
-// server-everything over stdio: the scenarios written for its tools apply
-// (and control:compromised is exploited in each), every other scenario is
-// not_applicable with the reason.
-func TestRedteamServerEverything(t *testing.T) {
-	t.Parallel()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "interop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	index := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(index); err != nil {
-		t.Fatalf("server-everything is missing (%v): run `make test`, which runs npm ci in interop/", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH: %v", err)
-	}
-	code, out, errOut := run(t, "redteam", "--model", "control:compromised", "--stdio", node+" "+index+" stdio", "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	r := decodeReport(t, out)
-	applied, na := 0, 0
-	for _, s := range r.Models[0].Scenarios {
-		switch {
-		case strings.HasPrefix(s.ID, "ev-"):
-			applied++
-			if s.Outcome != "exploited" {
-				t.Errorf("%s = %s (%s), want exploited", s.ID, s.Outcome, s.Reason)
-			}
-		default:
-			na++
-			if s.Outcome != "not_applicable" || !strings.Contains(s.Reason, "the target has no tool") || !strings.Contains(s.Reason, "echo") {
-				t.Errorf("%s = %s (%s), want not_applicable naming the missing tool and what the server offers", s.ID, s.Outcome, s.Reason)
-			}
-		}
-	}
-	if applied < 4 || na < 24 {
-		t.Errorf("%d applicable and %d not applicable scenarios", applied, na)
 	}
 }
 
