@@ -50,3 +50,28 @@ func TestPathResolve(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParsePath: any input either parses (and then resolves without
+// panicking and prints as written) or is a clean ErrPath.
+func FuzzParsePath(f *testing.F) {
+	for _, s := range []string{"tool_calls[0].name", "tool_calls[*].arguments.items[2].id", "final_response", "tool_calls[", "x.y", "blocked_calls[*]"} {
+		f.Add(s)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(matcherDoc), &doc); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePath(s)
+		if err != nil {
+			if !errors.Is(err, ErrPath) {
+				t.Fatalf("%q: error %v is not ErrPath", s, err)
+			}
+			return
+		}
+		if p.String() != s {
+			t.Fatalf("String() = %q, want %q", p.String(), s)
+		}
+		_ = p.Resolve(doc)
+	})
+}
