@@ -14,16 +14,18 @@ import (
 	"github.com/mcpsec/mcpsec/internal/bench"
 	"github.com/mcpsec/mcpsec/internal/defense"
 	"github.com/mcpsec/mcpsec/internal/fixture"
+	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/model"
 	"github.com/mcpsec/mcpsec/internal/redteam"
 	"github.com/mcpsec/mcpsec/internal/trace"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 func init() { register(newRedteamCmd) }
 
 type redteamFlags struct {
 	models                                 []string
-	stdio, urls, configs                   []string
+	stdio, urls, configs, passEnv          []string
 	allowExec, adaptive                    bool
 	scenarios, arm, record, replay, format string
 	out                                    string
@@ -78,6 +80,7 @@ JSON in CI).`,
 	f.StringArrayVar(&rf.urls, "url", nil, "attack a streamable-HTTP MCP server at `URL` (repeatable)")
 	f.StringArrayVar(&rf.configs, "config", nil, "attack the servers of an MCP client config `FILE`")
 	f.BoolVar(&rf.allowExec, "allow-exec", false, "allow starting the server commands listed in --config files")
+	f.StringArrayVar(&rf.passEnv, "pass-env", nil, "hand the environment variable `NAME` to started servers, which otherwise get only "+mcpconn.MinimalEnvNames+" (repeatable)")
 	f.StringVar(&rf.scenarios, "scenarios", "", "load scenarios from this directory (or one file) instead of the bundled corpus")
 	f.BoolVar(&rf.adaptive, "adaptive", false, "run the converter ladder on each payload until one lands")
 	f.IntVar(&rf.maxAttempts, "max-attempts", 0, "with --adaptive, at most N attempts per scenario (default: the whole ladder)")
@@ -105,14 +108,14 @@ func runRedteam(ctx context.Context, env *Env, rf redteamFlags) error {
 	if rf.maxAttempts < 0 || (rf.maxAttempts > 0 && !rf.adaptive) {
 		return inputErrf("--max-attempts needs --adaptive and a positive number")
 	}
-	if err := checkArms([]string{rf.arm}); err != nil {
+	if err := defense.CheckArm(rf.arm); err != nil {
 		return inputErr(err)
 	}
 	scs, err := loadScenarios(rf.scenarios)
 	if err != nil {
 		return err
 	}
-	sf := sourceFlags{stdio: rf.stdio, urls: rf.urls, configs: rf.configs, allowExec: rf.allowExec}
+	sf := sourceFlags{stdio: rf.stdio, urls: rf.urls, configs: rf.configs, allowExec: rf.allowExec, passEnv: rf.passEnv}
 	sources, _, err := sf.liveSources(env)
 	if err != nil {
 		return err
@@ -152,11 +155,11 @@ func runRedteam(ctx context.Context, env *Env, rf redteamFlags) error {
 	runner := &redteam.Runner{
 		Target: &redteam.Target{Sources: sources, Conn: env.defaultConn()}, Arm: rf.arm,
 		FixedCanary: rf.record != "" || rf.replay != "", MaxSteps: rf.maxSteps, MaxTokens: rf.maxTokens, Version: v,
-		NewModel: func(spec string, t bench.Trial) (model.Model, func() error, error) {
+		NewModel: func(spec string, t trial.Trial) (model.Model, func() error, error) {
 			if rf.replay != "" {
 				t.Model = model.ProviderReplay + ":" + filepath.Join(rf.replay, bench.CassetteDir(spec))
 			}
-			return bench.NewProviderModel(bench.Env{RecordDir: rf.record}, t)
+			return bench.NewProviderModel(bench.Env{RecordDir: rf.record, Getenv: env.Getenv}, t)
 		},
 	}
 	if rf.out != "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/bench"
+	"github.com/mcpsec/mcpsec/internal/fixture"
 )
 
 const (
@@ -210,7 +211,7 @@ func TestRedteamRecordReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp := &bench.FakeProvider{}
+	fp := &fixture.FakeProvider{}
 	srv := &http.Server{Handler: fp}
 	go srv.Serve(ln)
 	spec := "openai-compatible:fake@http://" + ln.Addr().String() + "/v1"

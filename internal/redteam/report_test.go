@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsec/mcpsec/internal/bench"
 	"github.com/mcpsec/mcpsec/internal/defense"
 	"github.com/mcpsec/mcpsec/internal/model"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 var update = flag.Bool("update", false, "rewrite the report goldens in testdata/")
@@ -82,7 +82,7 @@ func TestErroredIsNeitherOutcome(t *testing.T) {
 	}
 	var built []string
 	rep, err := Execute(context.Background(), Options{Models: []string{"openai:errors-only"}, Scenarios: []Scenario{sc},
-		Runner: &Runner{Target: &Target{}, NewModel: func(spec string, tr bench.Trial) (model.Model, func() error, error) {
+		Runner: &Runner{Target: &Target{}, NewModel: func(spec string, tr trial.Trial) (model.Model, func() error, error) {
 			built = append(built, tr.ID)
 			return failingModel{}, nil, nil
 		}}})
@@ -97,7 +97,7 @@ func TestErroredIsNeitherOutcome(t *testing.T) {
 	if m.Totals.Errored != 1 || m.Totals.ExploitRate != nil || m.Totals.Wilson.N != 0 {
 		t.Errorf("totals %+v: an errored run must not enter the rate", m.Totals)
 	}
-	if m.Control || len(built) != 1 || built[0] != bench.TrialID(bench.Trial{Model: "openai:errors-only", Task: "redteam/td-exfil-token",
+	if m.Control || len(built) != 1 || built[0] != trial.ID(trial.Trial{Model: "openai:errors-only", Task: "redteam/td-exfil-token",
 		AttackClass: sc.Class, PayloadID: "identity/0", Register: sc.Register, Objective: sc.Objective, Arm: "none"}) {
 		t.Errorf("model built for trials %v; the cassette key must be bench's trial id", built)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/payload"
 	"github.com/mcpsec/mcpsec/internal/task"
 	"github.com/mcpsec/mcpsec/internal/trace"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // ErrSetup marks a failure in mcpsec's own set-up (a bad arm, an
@@ -28,7 +29,7 @@ var ErrSetup = errors.New("red-team setup")
 // ModelFactory builds the provider model of one attempt. The trial keys
 // name its cassette, exactly as in bench; stop (may be nil) saves a
 // recording.
-type ModelFactory func(spec string, t bench.Trial) (m model.Model, stop func() error, err error)
+type ModelFactory func(spec string, t trial.Trial) (m model.Model, stop func() error, err error)
 
 // Runner runs single attempts: one model, one scenario, one converted
 // payload, against the target with the attacker server beside it.
@@ -85,9 +86,8 @@ func (r *Runner) Run(ctx context.Context, spec string, sc Scenario, seed int, se
 		text = sc.replacer(b).Replace(seedText)
 	}
 	planted := conv.Encode(text)
-	trial := bench.Trial{Model: spec, Task: "redteam/" + sc.ID, AttackClass: sc.Class, PayloadID: fmt.Sprintf("%s/%d", conv.Name, seed),
-		Register: sc.Register, Objective: sc.Objective, Arm: arm}
-	trial.ID = bench.TrialID(trial)
+	keys := trial.Trial{Model: spec, Task: "redteam/" + sc.ID, AttackClass: sc.Class, PayloadID: fmt.Sprintf("%s/%d", conv.Name, seed),
+		Register: sc.Register, Objective: sc.Objective, Arm: arm}.WithID()
 
 	tw := trace.NewWriter(nil, true)
 	var tracePath string
@@ -101,8 +101,7 @@ func (r *Runner) Run(ctx context.Context, spec string, sc Scenario, seed int, se
 		}
 		at.Trace = tracePath
 	}
-	_ = tw.Emit(trace.KindRunConfig, 0, trace.RunConfig{TrialID: trial.ID, Model: spec, Control: model.IsControl(spec), Task: trial.Task,
-		AttackClass: sc.Class, PayloadID: trial.PayloadID, Register: sc.Register, Objective: sc.Objective, Arm: arm,
+	_ = tw.Emit(trace.KindRunConfig, 0, trace.RunConfig{Trial: keys, Control: model.IsControl(spec),
 		MaxSteps: r.MaxSteps, MaxTokens: r.MaxTokens, Canary: canary, InjectedMarkers: []string{planted}, Version: r.Version})
 	errored := func(kind string, err error) (Attempt, error) {
 		_ = tw.Emit(trace.KindError, 0, trace.Message{Kind: kind, Message: err.Error()})
@@ -125,17 +124,17 @@ func (r *Runner) Run(ctx context.Context, spec string, sc Scenario, seed int, se
 	} else {
 		factory := r.NewModel
 		if factory == nil {
-			factory = func(spec string, t bench.Trial) (model.Model, func() error, error) {
+			factory = func(spec string, t trial.Trial) (model.Model, func() error, error) {
 				return bench.NewProviderModel(bench.Env{}, t)
 			}
 		}
-		m, stop, err = factory(spec, trial)
+		m, stop, err = factory(spec, keys)
 	}
 	if err != nil {
 		_ = tw.Close()
 		return at, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
-	tk := &task.Task{ID: trial.Task, Prompt: bound.Prompt, Context: bound.Context, Policy: hostPolicy(sc, canary)}
+	tk := &task.Task{ID: keys.Task, Prompt: bound.Prompt, Context: bound.Context, Policy: hostPolicy(sc, canary)}
 	armSeams, err := defense.Build(arm, defense.Config{Task: tk, Canary: canary})
 	if err != nil {
 		_ = tw.Close()
