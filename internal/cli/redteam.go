@@ -68,7 +68,7 @@ JSON in CI).`,
   mcpsec redteam --model openai:gpt-4o-mini --adaptive --max-attempts 5 --arm meta_filter --format json --out rt-run
   mcpsec redteam --model openai:gpt-4o-mini --record cassettes/ && mcpsec redteam --model openai:gpt-4o-mini --replay cassettes/
   mcpsec redteam --model control:compromised --scenarios my-scenarios/
-  mcpsec redteam check --scenario td-exfil.yaml --trace rt-run/traces/control_compromised/td-exfil-token__identity_0.jsonl`,
+  mcpsec redteam check --scenario my-scenarios/td-exfil-token.yaml --trace rt-run/traces/control_compromised/td-exfil-token__identity_0.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runRedteam(cmd.Context(), env, rf)
