@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/payload"
+	"github.com/mcpsec/mcpsec/internal/redteam"
 	"github.com/mcpsec/mcpsec/internal/scan"
 	"github.com/mcpsec/mcpsec/internal/task"
 	"github.com/mcpsec/mcpsec/internal/trial"
@@ -50,6 +51,8 @@ var ownedValues = map[string]func() []string{
 	"mcpsec stats paired --format":        func() []string { return statsFormats },
 	"mcpsec --protocol-version":           mcpconn.SupportedProtocolVersions,
 	"mcpsec fixture faulty --mode":        func() []string { return fixture.FaultyModes },
+	"mcpsec redteam --arm":                func() []string { return defense.Arms },
+	"mcpsec redteam --format":             func() []string { return redteam.Formats },
 }
 
 func walk(c *cobra.Command, f func(*cobra.Command)) {

@@ -29,7 +29,7 @@ import (
 const schemaDir = "../../schema"
 
 // schemaBase prefixes every schema's $id; the last path element is the
-// version, v<N>.
+// version number.
 const schemaBase = "https://mcpsec.invalid/schema/"
 
 // ownSchemas are the schemas of this package's outputs with the Go
@@ -95,7 +95,7 @@ func compileSchemas(t *testing.T) map[string]*jsonschema.Schema {
 		if doc.Schema != "https://json-schema.org/draft/2020-12/schema" {
 			t.Errorf("%s: $schema %q, want draft 2020-12", s.file, doc.Schema)
 		}
-		if want := fmt.Sprintf("%s%s/v%d", schemaBase, s.name, s.version); doc.ID != want {
+		if want := fmt.Sprintf("%s%s/%d", schemaBase, s.name, s.version); doc.ID != want {
 			t.Errorf("%s: $id %q, want %q (the version the output carries)", s.file, doc.ID, want)
 		}
 		if p := doc.Properties[s.field].Const; p == nil || *p != s.version {
