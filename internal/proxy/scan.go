@@ -1,0 +1,195 @@
+package proxy
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpsec/mcpsec/internal/agent"
+	"github.com/mcpsec/mcpsec/internal/catalog"
+	"github.com/mcpsec/mcpsec/internal/scan"
+)
+
+// Note kinds of the proxy's scan on tools/list.
+const (
+	NoteScanBlock   = "scan_block"
+	NoteScanRedact  = "scan_redact"
+	NoteScanFinding = "scan_finding"
+	seamTools       = "tool"
+)
+
+// ScanTransform judges every listed tool with mcpsec's scanner. A tool
+// with a finding at or above blockAt is withheld, or with redact its
+// offending text is stripped and the result judged again (still at or
+// above blockAt: withheld). Lower findings pass and are noted. Verdicts
+// are cached by full-definition fingerprint, and each is noted once.
+func ScanTransform(blockAt scan.Severity, redact bool) agent.ToolTransform {
+	type verdict struct {
+		def   catalog.Tool
+		keep  bool
+		notes []agent.Note
+	}
+	var mu sync.Mutex
+	cache := map[string]verdict{}
+	return func(tools []agent.Tool) ([]agent.Tool, []agent.Note) {
+		mu.Lock()
+		defer mu.Unlock()
+		out := make([]agent.Tool, 0, len(tools))
+		var notes []agent.Note
+		for _, t := range tools {
+			key := t.Server + "\x00" + catalog.Fingerprint(t.Def)
+			v, ok := cache[key]
+			if !ok {
+				v.def, v.keep, v.notes = judge(t, blockAt, redact)
+				notes = append(notes, v.notes...)
+				cache[key] = v
+			}
+			if v.keep {
+				t.Def = v.def
+				out = append(out, t)
+			}
+		}
+		return out, notes
+	}
+}
+
+func judge(t agent.Tool, blockAt scan.Severity, redact bool) (catalog.Tool, bool, []agent.Note) {
+	fs := scan.ScanTool(t.Server, t.Def)
+	var notes []agent.Note
+	var blocking []scan.Finding
+	for _, f := range fs {
+		if f.Severity >= blockAt {
+			blocking = append(blocking, f)
+			continue
+		}
+		notes = append(notes, agent.Note{Seam: seamTools, Kind: NoteScanFinding, Tool: t.Def.Name, Rule: f.RuleID,
+			Detail: f.Severity.String() + " at " + f.Location + ": " + f.Evidence})
+	}
+	if len(blocking) == 0 {
+		return t.Def, true, notes
+	}
+	if redact {
+		def := t.Def
+		stripped := true
+		for _, f := range blocking {
+			if !strip(&def, f) {
+				stripped = false
+				break
+			}
+		}
+		if stripped && !scan.SeverityAtLeast(scan.ScanTool(t.Server, def), blockAt) {
+			for _, f := range blocking {
+				notes = append(notes, agent.Note{Seam: seamTools, Kind: NoteScanRedact, Tool: t.Def.Name, Rule: f.RuleID,
+					Detail: f.Severity.String() + " at " + f.Location + ": stripped " + f.Evidence})
+			}
+			return def, true, notes
+		}
+	}
+	for _, f := range blocking {
+		notes = append(notes, agent.Note{Seam: seamTools, Kind: NoteScanBlock, Tool: t.Def.Name, Rule: f.RuleID,
+			Detail: f.Severity.String() + " at " + f.Location + ": " + f.Evidence})
+	}
+	return t.Def, false, notes
+}
+
+// strip removes a finding's evidence from the string at its location, or
+// empties that string when the evidence is not found in it verbatim (the
+// scanner reports decoded or normalised text). It reports false where
+// nothing can be stripped (the tool's name).
+func strip(def *catalog.Tool, f scan.Finding) bool {
+	cut := func(s string) string {
+		ev := strings.TrimSuffix(f.Evidence, "…")
+		if ev != "" && strings.Contains(s, ev) && !strings.Contains(f.Evidence, "<U+") {
+			return strings.TrimSpace(strings.ReplaceAll(s, ev, ""))
+		}
+		return ""
+	}
+	switch {
+	case f.Location == "description":
+		def.Description = cut(def.Description)
+		return true
+	case f.Location == "title":
+		def.Title = cut(def.Title)
+		return true
+	case strings.HasPrefix(f.Location, "inputSchema/"):
+		def.InputSchema = cloneMap(def.InputSchema)
+		return stripPath(def.InputSchema, strings.Split(strings.TrimPrefix(f.Location, "inputSchema/"), "/"), cut)
+	case strings.HasPrefix(f.Location, "outputSchema/"):
+		def.OutputSchema = cloneMap(def.OutputSchema)
+		return stripPath(def.OutputSchema, strings.Split(strings.TrimPrefix(f.Location, "outputSchema/"), "/"), cut)
+	case strings.HasPrefix(f.Location, "annotations/"):
+		def.Annotations = cloneMap(def.Annotations)
+		return stripPath(def.Annotations, strings.Split(strings.TrimPrefix(f.Location, "annotations/"), "/"), cut)
+	}
+	return false
+}
+
+var unescapeSeg = strings.NewReplacer("~1", "/", "~0", "~")
+
+func stripPath(m map[string]any, segs []string, cut func(string) string) bool {
+	if len(segs) == 0 || m == nil {
+		return false
+	}
+	k := unescapeSeg.Replace(segs[0])
+	v, ok := m[k]
+	if !ok {
+		return false
+	}
+	if len(segs) == 1 {
+		s, ok := v.(string)
+		if !ok {
+			return false
+		}
+		m[k] = cut(s)
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return stripPath(x, segs[1:], cut)
+	case []any:
+		// Array elements are reached by index; only strings are stripped.
+		for i, e := range x {
+			if segs[1] == strconv.Itoa(i) {
+				if len(segs) == 2 {
+					if s, ok := e.(string); ok {
+						x[i] = cut(s)
+						return true
+					}
+					return false
+				}
+				if mm, ok := e.(map[string]any); ok {
+					return stripPath(mm, segs[2:], cut)
+				}
+			}
+		}
+	}
+	return false
+}
+
+// cloneMap deep-copies a decoded JSON object so redaction never edits a
+// definition another transform or the cache holds.
+func cloneMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	c, _ := cloneValue(m).(map[string]any)
+	return c
+}
+
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneValue(e)
+		}
+		return out
+	}
+	return v
+}
