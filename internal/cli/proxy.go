@@ -286,17 +286,14 @@ func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcp
 			return agent.Seams{}, inputErr(err)
 		}
 	}
+	st := proxy.Settings{Arm: pf.arm, Defense: dcfg}
 	if pf.arm != "" {
 		for _, name := range armExclusive {
 			if cmd.Flags().Changed(name) {
 				return agent.Seams{}, inputErrf("--arm %s sets the defenses itself; drop --%s", pf.arm, name)
 			}
 		}
-		cfg := defense.Config{}
-		if dcfg != nil {
-			cfg = *dcfg
-		}
-		s, err := defense.Build(pf.arm, cfg)
+		s, err := st.Build()
 		if err != nil {
 			if errors.Is(err, defense.ErrArmConfig) {
 				return agent.Seams{}, inputErrf("--arm %s needs a policy file with a policy: block (--policy FILE): %w", pf.arm, err)
@@ -306,12 +303,11 @@ func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcp
 		return s, nil
 	}
 	changed := cmd.Flags().Changed
-	scanOn, blockAt, onFinding := true, pf.blockAt, pf.onFinding
-	pinOn, lock, state := true, pf.lock, pf.state
-	resultFilter := pf.result
+	st.Scan, st.Pin, st.State, st.ResultFilter = true, true, pf.state, pf.result
+	blockAt, onFinding, lock := pf.blockAt, pf.onFinding, pf.lock
 	if pol != nil {
 		if pol.Scan.Enabled != nil {
-			scanOn = *pol.Scan.Enabled
+			st.Scan = *pol.Scan.Enabled
 		}
 		if pol.Scan.BlockAt != "" && !changed("block-at") {
 			blockAt = pol.Scan.BlockAt
@@ -320,65 +316,46 @@ func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcp
 			onFinding = pol.Scan.OnFinding
 		}
 		if pol.Pinning.Enabled != nil {
-			pinOn = *pol.Pinning.Enabled
+			st.Pin = *pol.Pinning.Enabled
 		}
 		if pol.Pinning.Lock != "" && lock == "" {
 			lock = pol.Pinning.Lock
 		}
-		if pol.Pinning.State != "" && state == "" {
-			state = pol.Pinning.State
+		if pol.Pinning.State != "" && st.State == "" {
+			st.State = pol.Pinning.State
 		}
-		resultFilter = resultFilter || pol.ResultFilter
+		st.ResultFilter = st.ResultFilter || pol.ResultFilter
 	}
 	if pf.noScan {
-		scanOn = false
+		st.Scan = false
 	}
 	if pf.noPin {
-		pinOn = false
+		st.Pin = false
 	}
-	var s agent.Seams
-	if pinOn {
-		var lockPins []defense.Pin
-		if lock != "" {
-			lf, err := scan.ReadLock(lock)
-			if err != nil {
-				return agent.Seams{}, inputErr(err)
-			}
-			var rename func(string) string
-			if len(lf.Servers) == 1 && len(srcs) == 1 {
-				// One server locked, one fronted: they are the same server
-				// whatever each calls itself.
-				rename = func(string) string { return srcs[0].Name }
-			}
-			lockPins = proxy.LockPins(lf, rename)
-		}
-		ps, err := proxy.NewPinStore(state, lockPins)
+	sev, err := scan.ParseSeverity(blockAt)
+	if err != nil {
+		return agent.Seams{}, inputErrf("--block-at: %w", err)
+	}
+	if onFinding != proxy.OnFindingWithhold && onFinding != proxy.OnFindingRedact {
+		return agent.Seams{}, inputErrf("--on-finding %q: want withhold or redact", onFinding)
+	}
+	st.BlockAt, st.Redact = sev, onFinding == proxy.OnFindingRedact
+	if st.Pin && lock != "" {
+		lf, err := scan.ReadLock(lock)
 		if err != nil {
 			return agent.Seams{}, inputErr(err)
 		}
-		s.Tools = append(s.Tools, ps.Transform)
-	}
-	if scanOn {
-		sev, err := scan.ParseSeverity(blockAt)
-		if err != nil {
-			return agent.Seams{}, inputErrf("--block-at: %w", err)
+		var rename func(string) string
+		if len(lf.Servers) == 1 && len(srcs) == 1 {
+			// One server locked, one fronted: they are the same server
+			// whatever each calls itself.
+			rename = func(string) string { return srcs[0].Name }
 		}
-		if onFinding != proxy.OnFindingWithhold && onFinding != proxy.OnFindingRedact {
-			return agent.Seams{}, inputErrf("--on-finding %q: want withhold or redact", onFinding)
-		}
-		s.Tools = append(s.Tools, proxy.ScanTransform(sev, onFinding == proxy.OnFindingRedact))
+		st.LockPins = proxy.LockPins(lf, rename)
 	}
-	if dcfg != nil {
-		ps, err := defense.Build(defense.ArmPolicy, *dcfg)
-		if err != nil {
-			return agent.Seams{}, inputErr(err)
-		}
-		s.Tools = append(s.Tools, ps.Tools...)
-		s.Results = append(s.Results, ps.Results...)
-		s.Policy = append(s.Policy, ps.Policy...)
-	}
-	if resultFilter {
-		s.Results = append(s.Results, defense.ResultFilter())
+	s, err := st.Build()
+	if err != nil {
+		return agent.Seams{}, inputErr(err)
 	}
 	return s, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpsec/mcpsec/internal/agent"
 	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/defense"
 	"github.com/mcpsec/mcpsec/internal/scan"
@@ -145,4 +146,61 @@ func (p *Policy) DefenseConfig() (*defense.Config, error) {
 		cfg.Resources = map[string]defense.ResourceRule{}
 	}
 	return cfg, nil
+}
+
+// Settings are the defenses a proxy enforces, as the CLI flags and the
+// policy file give them.
+type Settings struct {
+	// Arm, when set, applies exactly one benchmark arm (defense.Build);
+	// the other fields but Defense are then ignored.
+	Arm string
+	// Defense is the capability policy (nil: no policy block).
+	Defense *defense.Config
+	Scan    bool
+	BlockAt scan.Severity
+	Redact  bool
+	Pin     bool
+	// LockPins pin strictly against a lockfile (nil: trust on first use).
+	LockPins []defense.Pin
+	// State is the pin state file ("" keeps pins in memory).
+	State        string
+	ResultFilter bool
+}
+
+// Build composes the seams. Order matters as in the policy_full arm:
+// pins are taken from the raw definitions, the scan judges what pinning
+// let through, the policy's registry is frozen from what the client is
+// offered, and taint is recorded from raw results before any filter.
+func (s Settings) Build() (agent.Seams, error) {
+	if s.Arm != "" {
+		cfg := defense.Config{}
+		if s.Defense != nil {
+			cfg = *s.Defense
+		}
+		return defense.Build(s.Arm, cfg)
+	}
+	var out agent.Seams
+	if s.Pin {
+		ps, err := NewPinStore(s.State, s.LockPins)
+		if err != nil {
+			return agent.Seams{}, err
+		}
+		out.Tools = append(out.Tools, ps.Transform)
+	}
+	if s.Scan {
+		out.Tools = append(out.Tools, ScanTransform(s.BlockAt, s.Redact))
+	}
+	if s.Defense != nil {
+		ps, err := defense.Build(defense.ArmPolicy, *s.Defense)
+		if err != nil {
+			return agent.Seams{}, err
+		}
+		out.Tools = append(out.Tools, ps.Tools...)
+		out.Results = append(out.Results, ps.Results...)
+		out.Policy = append(out.Policy, ps.Policy...)
+	}
+	if s.ResultFilter {
+		out.Results = append(out.Results, defense.ResultFilter())
+	}
+	return out, nil
 }

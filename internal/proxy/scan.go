@@ -69,15 +69,26 @@ func judge(t agent.Tool, blockAt scan.Severity, redact bool) (catalog.Tool, bool
 		return t.Def, true, notes
 	}
 	if redact {
+		// First strip each finding's evidence where it stands verbatim;
+		// what still trips the threshold loses its whole field; what
+		// trips it even then (the tool's name) is withheld.
 		def := t.Def
-		stripped := true
-		for _, f := range blocking {
-			if !strip(&def, f) {
-				stripped = false
+		rest := blocking
+		for _, whole := range []bool{false, true} {
+			for _, f := range rest {
+				strip(&def, f, whole)
+			}
+			rest = nil
+			for _, f := range scan.ScanTool(t.Server, def) {
+				if f.Severity >= blockAt {
+					rest = append(rest, f)
+				}
+			}
+			if len(rest) == 0 {
 				break
 			}
 		}
-		if stripped && !scan.SeverityAtLeast(scan.ScanTool(t.Server, def), blockAt) {
+		if len(rest) == 0 {
 			for _, f := range blocking {
 				notes = append(notes, agent.Note{Seam: seamTools, Kind: NoteScanRedact, Tool: t.Def.Name, Rule: f.RuleID,
 					Detail: f.Severity.String() + " at " + f.Location + ": stripped " + f.Evidence})
@@ -92,36 +103,35 @@ func judge(t agent.Tool, blockAt scan.Severity, redact bool) (catalog.Tool, bool
 	return t.Def, false, notes
 }
 
-// strip removes a finding's evidence from the string at its location, or
-// empties that string when the evidence is not found in it verbatim (the
-// scanner reports decoded or normalised text). It reports false where
-// nothing can be stripped (the tool's name).
-func strip(def *catalog.Tool, f scan.Finding) bool {
+// strip removes a finding's evidence from the string at its location
+// when it stands there verbatim (the scanner may report decoded or
+// normalised text), or with whole empties that string.
+func strip(def *catalog.Tool, f scan.Finding, whole bool) {
 	cut := func(s string) string {
+		if whole {
+			return ""
+		}
 		ev := strings.TrimSuffix(f.Evidence, "…")
-		if ev != "" && strings.Contains(s, ev) && !strings.Contains(f.Evidence, "<U+") {
+		if ev != "" && !strings.Contains(f.Evidence, "<U+") {
 			return strings.TrimSpace(strings.ReplaceAll(s, ev, ""))
 		}
-		return ""
+		return s
 	}
 	switch {
 	case f.Location == "description":
 		def.Description = cut(def.Description)
-		return true
 	case f.Location == "title":
 		def.Title = cut(def.Title)
-		return true
 	case strings.HasPrefix(f.Location, "inputSchema/"):
 		def.InputSchema = cloneMap(def.InputSchema)
-		return stripPath(def.InputSchema, strings.Split(strings.TrimPrefix(f.Location, "inputSchema/"), "/"), cut)
+		stripPath(def.InputSchema, strings.Split(strings.TrimPrefix(f.Location, "inputSchema/"), "/"), cut)
 	case strings.HasPrefix(f.Location, "outputSchema/"):
 		def.OutputSchema = cloneMap(def.OutputSchema)
-		return stripPath(def.OutputSchema, strings.Split(strings.TrimPrefix(f.Location, "outputSchema/"), "/"), cut)
+		stripPath(def.OutputSchema, strings.Split(strings.TrimPrefix(f.Location, "outputSchema/"), "/"), cut)
 	case strings.HasPrefix(f.Location, "annotations/"):
 		def.Annotations = cloneMap(def.Annotations)
-		return stripPath(def.Annotations, strings.Split(strings.TrimPrefix(f.Location, "annotations/"), "/"), cut)
+		stripPath(def.Annotations, strings.Split(strings.TrimPrefix(f.Location, "annotations/"), "/"), cut)
 	}
-	return false
 }
 
 var unescapeSeg = strings.NewReplacer("~1", "/", "~0", "~")
