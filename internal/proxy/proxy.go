@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,6 +88,12 @@ type upstream struct {
 	mu   sync.Mutex
 	conn *mcpconn.Conn
 	err  error // set once the upstream is given up on
+
+	// The last listing, reused when another upstream announces a change
+	// (guarded by the proxy's refreshMu).
+	tools []catalog.Tool
+	raw   []json.RawMessage
+	ok    bool
 }
 
 func (u *upstream) get() (*mcpconn.Conn, error) {
@@ -223,10 +230,23 @@ func (p *Proxy) watch(ctx context.Context, u *upstream, c *mcpconn.Conn) {
 			if _, err := u.get(); err != nil {
 				return
 			}
-			_ = p.refresh(ctx)
+			_ = p.refreshOnly(ctx, u)
+			// A server may announce changes without end; re-list it at
+			// most this often.
+			t := time.NewTimer(minRelistGap)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
 		}
 	}
 }
+
+// minRelistGap bounds how often one upstream's list_changed makes the
+// proxy re-list it.
+const minRelistGap = 100 * time.Millisecond
 
 // middleware re-judges every upstream's listing before answering a
 // client's tools/list, so a definition changed without notice is judged
@@ -274,7 +294,11 @@ func fatal(err error) bool {
 
 // refresh lists every live upstream, judges the listing through the tool
 // transforms and installs the result.
-func (p *Proxy) refresh(ctx context.Context) error {
+func (p *Proxy) refresh(ctx context.Context) error { return p.refreshOnly(ctx, nil) }
+
+// refreshOnly re-lists one upstream (nil: all) and judges the whole
+// listing, reusing the others' last listings.
+func (p *Proxy) refreshOnly(ctx context.Context, only *upstream) error {
 	p.refreshMu.Lock()
 	defer p.refreshMu.Unlock()
 	var all []agent.Tool
@@ -288,6 +312,16 @@ func (p *Proxy) refresh(ctx context.Context) error {
 			failures = append(failures, fmt.Sprintf("%s: %v", u.name, err))
 			continue
 		}
+		if only != nil && u != only && u.ok {
+			live++
+			for i, t := range u.tools {
+				name, _ := namer.Name(u.name, t.Name)
+				raws[u.name+"\x00"+t.Name] = u.raw[i]
+				all = append(all, agent.Tool{Server: u.name, ModelName: name, Def: t})
+			}
+			continue
+		}
+		u.ok = false
 		tools, doc, err := c.ListTools(ctx)
 		if err != nil {
 			// Fail closed: this upstream contributes nothing to this
@@ -305,13 +339,15 @@ func (p *Proxy) refresh(ctx context.Context) error {
 			Tools []json.RawMessage `json:"tools"`
 		}
 		_ = json.Unmarshal(doc, &page)
+		if len(page.Tools) != len(tools) {
+			page.Tools = make([]json.RawMessage, len(tools))
+		}
+		u.tools, u.raw, u.ok = tools, page.Tools, true
 		for i, t := range tools {
 			// Named as the benchmark's loop names them: the first server
 			// to list a name keeps it, a later one's is server__tool.
 			name, _ := namer.Name(u.name, t.Name)
-			if i < len(page.Tools) {
-				raws[u.name+"\x00"+t.Name] = page.Tools[i]
-			}
+			raws[u.name+"\x00"+t.Name] = page.Tools[i]
 			all = append(all, agent.Tool{Server: u.name, ModelName: name, Def: t})
 		}
 	}
