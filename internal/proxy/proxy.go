@@ -183,8 +183,12 @@ func (p *Proxy) Server() *mcp.Server { return p.server }
 // Close stops watching and closes every upstream (reaping its process).
 func (p *Proxy) Close() error {
 	p.cancel()
-	var errs []error
-	for _, u := range p.ups {
+	// In parallel: each Close may wait out a grace period for its server
+	// to exit, and a client that stops the proxy will not wait for the
+	// sum of them.
+	errs := make([]error, len(p.ups))
+	var wg sync.WaitGroup
+	for i, u := range p.ups {
 		u.mu.Lock()
 		c := u.conn
 		u.conn = nil
@@ -193,11 +197,10 @@ func (p *Proxy) Close() error {
 		}
 		u.mu.Unlock()
 		if c != nil {
-			if err := c.Close(); err != nil {
-				errs = append(errs, err)
-			}
+			wg.Go(func() { errs[i] = c.Close() })
 		}
 	}
+	wg.Wait()
 	p.watchers.Wait()
 	return errors.Join(errs...)
 }
