@@ -31,6 +31,10 @@ func ScanTransform(blockAt scan.Severity, redact bool) agent.ToolTransform {
 	}
 	var mu sync.Mutex
 	cache := map[string]verdict{}
+	// The scanner builds its indexes on first use, which costs far more
+	// than judging a catalog; start that now so that it overlaps the
+	// upstreams' own start-up instead of following it.
+	go scan.ScanTool("", catalog.Tool{Name: "warm_up"})
 	return func(tools []agent.Tool) ([]agent.Tool, []agent.Note) {
 		mu.Lock()
 		defer mu.Unlock()
