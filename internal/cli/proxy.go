@@ -528,8 +528,11 @@ func runInstall(env *Env, install bool, config string, o proxy.InstallOptions, d
 		out, changes, err = proxy.Install(config, data, o)
 	} else {
 		out, changes, err = proxy.Uninstall(config, data, o.Mcpsec)
-		if b, berr := os.ReadFile(backup); berr == nil {
-			if again, _, ierr := proxy.Install(config, b, proxy.InstallOptions{Mcpsec: o.Mcpsec, Dir: o.Dir, Policy: o.Policy}); ierr == nil && string(again) == string(data) {
+		// The backup comes back as it was (comments and spacing too) when
+		// undoing the wrap gives what it says; otherwise the user edited
+		// the config since, and the unwrapped config keeps those edits.
+		if b, berr := os.ReadFile(backup); berr == nil && err == nil {
+			if proxy.SameConfig(backup, b, out) {
 				out, restore = b, true
 			}
 		}
@@ -541,6 +544,14 @@ func runInstall(env *Env, install bool, config string, o proxy.InstallOptions, d
 		fmt.Fprintf(env.Stderr, "%s: %s (%s)\n", c.Server, c.Action, c.Detail)
 	}
 	if dryRun {
+		// Against the original as mcpsec would write it, so that the diff
+		// shows what changes and not how the file is spaced.
+		if nd, nerr := proxy.Normalize(config, data); nerr == nil && !restore {
+			if string(nd) != string(data) {
+				fmt.Fprintln(env.Stderr, "note: the file will also be re-indented (and lose any comments); the backup keeps it as it is")
+			}
+			data = nd
+		}
 		fmt.Fprint(env.Stdout, proxy.Diff(config, config+" (after "+map[bool]string{true: "install", false: "uninstall"}[install]+")", data, out))
 		return nil
 	}

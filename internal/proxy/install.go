@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -461,4 +462,27 @@ func Diff(aName, bName string, a, b []byte) string {
 		}
 	}
 	return out.String()
+}
+
+// Normalize re-renders a configuration the way Install and Uninstall
+// write one (key order kept, comments dropped), so two configurations
+// can be compared for what they say rather than how they are spaced.
+func Normalize(name string, data []byte) ([]byte, error) {
+	out, _, err := rewrite(name, data, func(string, *object) (Change, error) { return Change{}, nil })
+	return out, err
+}
+
+// SameConfig reports whether two configurations say the same thing,
+// whatever their key order, spacing and comments.
+func SameConfig(name string, a, b []byte) bool {
+	var va, vb any
+	na, err := Normalize(name, a)
+	if err != nil || json.Unmarshal(na, &va) != nil {
+		return false
+	}
+	nb, err := Normalize(name, b)
+	if err != nil || json.Unmarshal(nb, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
