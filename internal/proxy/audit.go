@@ -169,10 +169,13 @@ func WriteText(w io.Writer, recs []Record) error {
 			label = r.Decision
 		}
 		what := r.Server
-		if r.Tool != "" {
+		switch {
+		case r.Tool != "" && what != "":
 			what += "/" + r.Tool
+		case r.Tool != "":
+			what = r.Tool
 		}
-		line := fmt.Sprintf("%s  %-13s %s", ts, label, what)
+		line := strings.TrimRight(fmt.Sprintf("%s  %-13s %s", ts, label, what), " ")
 		if r.Rule != "" || r.Reason != "" {
 			line += "  [" + strings.Trim(r.Rule+": "+r.Reason, ": ") + "]"
 		}
