@@ -58,8 +58,9 @@ Upstreams: one stdio server after --, one streamable-HTTP server with
 --upstream URL, or every server of a Claude Desktop / Cursor / VS Code config
 with --config FILE --allow-exec (as in the benchmark, the first server to
 list a tool name keeps it; a later server's same-named tool is server__tool).
-Stdio upstreams start with a minimal environment: PATH and the like, the
-entry's own env block, and what --pass-env names; nothing else of yours.
+Stdio upstreams start with a minimal environment (` + mcpconn.MinimalEnvNames + `),
+the variables --pass-env names, and a config entry's own env block;
+nothing else of yours.
 
 The proxy fails closed: what it cannot list or judge is never offered, a
 crashed upstream's tools are withdrawn, and a denied call gets an error
@@ -183,7 +184,7 @@ func proxyUpstreams(env *Env, pf proxyFlags, args []string, dash int) ([]mcpconn
 		if name == "" {
 			name = source.StdioName(cmdArgs)
 		}
-		return []mcpconn.Source{{Name: name, Command: cmdArgs, Env: upstreamEnv(env, pf.passEnv, nil)}}, nil
+		return []mcpconn.Source{{Name: name, Command: cmdArgs, PassEnv: pf.passEnv}}, nil
 	case pf.upstream != "":
 		u, err := url.Parse(pf.upstream)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -207,7 +208,7 @@ func proxyUpstreams(env *Env, pf proxyFlags, args []string, dash int) ([]mcpconn
 	for _, e := range entries {
 		if len(e.Command) > 0 {
 			cmds = append(cmds, e.Describe())
-			srcs = append(srcs, mcpconn.Source{Name: e.Name, Command: e.Command, Env: upstreamEnv(env, pf.passEnv, e.Env)})
+			srcs = append(srcs, mcpconn.Source{Name: e.Name, Command: e.Command, Env: configEnv(e.Env), PassEnv: pf.passEnv})
 		} else {
 			srcs = append(srcs, mcpconn.Source{Name: e.Name, URL: e.URL})
 		}
@@ -225,30 +226,18 @@ func proxyUpstreams(env *Env, pf proxyFlags, args []string, dash int) ([]mcpconn
 	return srcs, nil
 }
 
-// upstreamEnv is the environment of a stdio upstream: the minimal set a
-// server needs to start, the config entry's own variables, and those the
-// user passes by name. A server under our control gets no credential of
-// ours by accident.
-func upstreamEnv(env *Env, pass []string, extra map[string]string) []string {
-	out := minimalEnv(env.Getenv, pass)
+// configEnv turns a config entry's env block into NAME=value entries,
+// in a stable order; mcpconn adds them to the minimal environment every
+// stdio server starts with.
+func configEnv(extra map[string]string) []string {
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, k+"="+extra[k])
-	}
-	return out
-}
-
-// minimalEnv stands in until mcpconn's shared builder lands on main.
-func minimalEnv(getenv func(string) string, pass []string) []string {
-	var out []string
-	for _, k := range append([]string{"PATH", "HOME", "TMPDIR", "LANG", "SYSTEMROOT"}, pass...) {
-		if v := getenv(k); v != "" {
-			out = append(out, k+"="+v)
-		}
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/payload"
 	"github.com/mcpsec/mcpsec/internal/proxy"
-	"github.com/mcpsec/mcpsec/internal/score"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // proxyFront puts mcpsec proxy, configured with the trial's arm exactly as
@@ -55,7 +55,7 @@ type outcome struct {
 	Attempted, Realized, Canary, CanaryInArgs, ObjectiveMet, Utility, SideEffect, Exposed bool
 }
 
-func outcomeOf(r score.Record) outcome {
+func outcomeOf(r trial.Record) outcome {
 	return outcome{r.Attempted, r.Realized, r.Canary, r.CanaryInArgs, r.ObjectiveMet, r.Utility, r.SideEffect, r.Exposed}
 }
 
@@ -102,7 +102,7 @@ func TestProxyReproducesBenchArms(t *testing.T) {
 		if direct.Realized {
 			realizedDirect++
 		}
-		if tr.AttackClass != bench.None && !via.Realized {
+		if tr.AttackClass != trial.None && !via.Realized {
 			blockedByArm[tr.Arm]++
 		}
 	}
@@ -117,7 +117,7 @@ func TestProxyReproducesBenchArms(t *testing.T) {
 	t.Logf("%d trials, %d realized directly, stopped through the proxy by arm: %v", len(trials), realizedDirect, blockedByArm)
 }
 
-func desc(tr bench.Trial) string {
+func desc(tr trial.Trial) string {
 	return fmt.Sprintf("%s %s %s/%s %s %s", tr.Model, tr.Task, tr.AttackClass, tr.RugMode, tr.PayloadID, tr.Arm)
 }
 

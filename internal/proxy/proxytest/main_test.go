@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ const (
 	envArgs  = "MCPSEC_PROXYTEST_ARGS"
 	envInner = "MCPSEC_PROXYTEST_INNER"
 	envPid   = "MCPSEC_PROXYTEST_PIDFILE"
+	envDump  = "MCPSEC_PROXYTEST_ENVFILE" // write the environment here first
 )
 
 func TestMain(m *testing.M) {
@@ -41,6 +43,9 @@ func TestMain(m *testing.M) {
 	if spec != "" {
 		if f := os.Getenv(envPid); f != "" {
 			_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
+		}
+		if f := os.Getenv(envDump); f != "" {
+			_ = os.WriteFile(f, []byte(strings.Join(os.Environ(), "\n")), 0o600)
 		}
 		var args []string
 		if err := json.Unmarshal([]byte(spec), &args); err != nil {
