@@ -66,8 +66,8 @@ func TestProxyReproducesBenchArms(t *testing.T) {
 	g := bench.DefaultGrid()
 	g.Registers = []string{"seen"}
 	g.Objectives = []string{"exfil"}
-	// One task per class keeps the grid small; the benign trials (every
-	// task, no attack) check utility.
+	// One task per class keeps the grid small (utility is compared in
+	// every attack trial too, so the benign trials add little).
 	g.Classes = map[string][]string{
 		payload.ClassToolDescription: {"notes_pipeline"},
 		payload.ClassSchemaField:     {"calc_invoice"},
@@ -76,9 +76,10 @@ func TestProxyReproducesBenchArms(t *testing.T) {
 		payload.ClassMetadataDrift:   {"notes_review"},
 	}
 	g.Models = []string{"control:compromised"}
+	g.Benign = false
 	g.Arms = defense.Arms
 	trials := g.Expand()
-	if len(trials) < 90 {
+	if len(trials) < 60 {
 		t.Fatalf("grid too small to mean anything: %d trials", len(trials))
 	}
 	front := proxyFront(t)
