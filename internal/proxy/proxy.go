@@ -73,7 +73,9 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	served   map[string]*served
-	logged   map[string]bool // verdicts already in the audit log
+	withheld map[string]string // client name -> why, for calls to withheld tools
+	logged   map[string]bool   // verdicts already in the audit log
+	reasons  map[string][2]string
 	history  agent.History
 	seq      int
 	listed   bool
@@ -135,7 +137,7 @@ func Start(ctx context.Context, opts Options) (*Proxy, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	p := &Proxy{opts: opts, served: map[string]*served{}, logged: map[string]bool{}}
+	p := &Proxy{opts: opts, served: map[string]*served{}, withheld: map[string]string{}, logged: map[string]bool{}}
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "mcpsec-proxy", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: opts.Seams.SystemPreamble,
 		Logger:       slog.New(slog.DiscardHandler),
@@ -257,9 +259,23 @@ const minRelistGap = 100 * time.Millisecond
 // judged.
 func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "tools/list" {
+		switch method {
+		case "tools/list":
 			if err := p.refresh(ctx); err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpsec proxy: " + err.Error()}
+			}
+		case "tools/call":
+			// A client that still calls a tool the proxy withheld (it
+			// listed before the tool changed) learns why, instead of
+			// reading "unknown tool".
+			if params, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && params != nil {
+				p.mu.Lock()
+				why, held := p.withheld[params.Name]
+				p.mu.Unlock()
+				if held {
+					p.opts.Audit.Log(Record{Decision: DecisionCallDenied, ClientName: params.Name, Rule: "withheld", Evidence: why, Arguments: params.Arguments})
+					return blocked("withheld", why), nil
+				}
 			}
 		}
 		return next(ctx, method, req)
@@ -405,12 +421,22 @@ func (p *Proxy) install(all, offered []agent.Tool, raws map[string]json.RawMessa
 		}
 		p.verdict(decision, t, fp, "", "")
 	}
+	withheld := map[string]string{}
 	for _, t := range all {
 		if !kept[t.Server+"\x00"+t.Def.Name] {
+			fp := catalog.Fingerprint(t.Def)
 			rule, ev := why(t, notes)
-			p.verdict(DecisionToolWithheld, t, catalog.Fingerprint(t.Def), rule, ev)
+			if rule == "" {
+				// Judged before: keep the reason the log already has.
+				rule, ev = p.lastWhy(t, fp)
+			}
+			p.verdict(DecisionToolWithheld, t, fp, rule, ev)
+			if next[t.ModelName] == nil {
+				withheld[t.ModelName] = fmt.Sprintf("the tool %s of server %s is withheld (%s)", t.Def.Name, t.Server, strings.Trim(rule+": "+ev, ": "))
+			}
 		}
 	}
+	p.withheld = withheld
 	var gone []string
 	for name := range p.served {
 		if next[name] == nil {
@@ -457,9 +483,21 @@ func changed(a, b map[string]*served) bool {
 	return false
 }
 
+// lastWhy is the rule and evidence a definition was first withheld for.
+func (p *Proxy) lastWhy(t agent.Tool, fp string) (string, string) {
+	w := p.reasons[t.Server+"\x00"+t.ModelName+"\x00"+fp]
+	return w[0], w[1]
+}
+
 // verdict logs a tool decision once per definition and outcome.
 func (p *Proxy) verdict(decision string, t agent.Tool, fp, rule, evidence string) {
 	k := decision + "\x00" + t.Server + "\x00" + t.ModelName + "\x00" + fp
+	if decision == DecisionToolWithheld && rule != "" {
+		if p.reasons == nil {
+			p.reasons = map[string][2]string{}
+		}
+		p.reasons[t.Server+"\x00"+t.ModelName+"\x00"+fp] = [2]string{rule, evidence}
+	}
 	if p.logged[k] {
 		return
 	}

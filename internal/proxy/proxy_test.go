@@ -227,6 +227,11 @@ func TestRugPullApproval(t *testing.T) {
 	if find(recs, proxy.DecisionListChanged, "") == nil {
 		t.Errorf("no list_changed record")
 	}
+	// A client that calls the withheld tool anyway is told why.
+	res, err = client.CallTool(ctx, fixture.ToolReadNote, json.RawMessage(`{"title":"q3-planning"}`))
+	if err != nil || !res.IsError || !strings.HasPrefix(res.Text, proxy.BlockedPrefix) || !strings.Contains(res.Text, "pin_drift") {
+		t.Errorf("call to the withheld tool: %v %+v", err, res)
+	}
 	hit, err := proxy.Approve(state, fixture.ToolReadNote)
 	if err != nil || len(hit) != 1 || hit[0].Reason != "pin_drift" {
 		t.Fatalf("approve: %v %+v", err, hit)
