@@ -131,7 +131,7 @@ func runProxy(cmd *cobra.Command, env *Env, pf proxyFlags, args []string) error 
 		}
 		defer ln.Close()
 	}
-	seams, err := proxySeams(cmd, pf, pol, srcs)
+	seams, metaAt, err := proxySeams(cmd, pf, pol, srcs)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func runProxy(cmd *cobra.Command, env *Env, pf proxyFlags, args []string) error 
 		defer audit.Close()
 	}
 	p, err := proxy.Start(ctx, proxy.Options{Upstreams: srcs, Conn: env.defaultConn(), Seams: seams,
-		Audit: audit, Log: env.Stderr, Version: Version})
+		Audit: audit, Log: env.Stderr, Version: Version, ScanMeta: metaAt})
 	if p == nil {
 		return inputErr(err)
 	}
@@ -267,29 +267,29 @@ var armExclusive = []string{"block-at", "on-finding", "no-scan", "lock", "state"
 
 // proxySeams composes the defenses from the arm, the policy file and the
 // flags (flags win over the file).
-func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcpconn.Source) (agent.Seams, error) {
+func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcpconn.Source) (agent.Seams, *scan.Severity, error) {
 	var dcfg *defense.Config
 	if pol != nil {
 		var err error
 		if dcfg, err = pol.DefenseConfig(); err != nil {
-			return agent.Seams{}, inputErr(err)
+			return agent.Seams{}, nil, inputErr(err)
 		}
 	}
 	st := proxy.Settings{Arm: pf.arm, Defense: dcfg}
 	if pf.arm != "" {
 		for _, name := range armExclusive {
 			if cmd.Flags().Changed(name) {
-				return agent.Seams{}, inputErrf("--arm %s sets the defenses itself; drop --%s", pf.arm, name)
+				return agent.Seams{}, nil, inputErrf("--arm %s sets the defenses itself; drop --%s", pf.arm, name)
 			}
 		}
 		s, err := st.Build()
 		if err != nil {
 			if errors.Is(err, defense.ErrArmConfig) {
-				return agent.Seams{}, inputErrf("--arm %s needs a policy file with a policy: block (--policy FILE): %w", pf.arm, err)
+				return agent.Seams{}, nil, inputErrf("--arm %s needs a policy file with a policy: block (--policy FILE): %w", pf.arm, err)
 			}
-			return agent.Seams{}, inputErr(err)
+			return agent.Seams{}, nil, inputErr(err)
 		}
-		return s, nil
+		return s, nil, nil
 	}
 	changed := cmd.Flags().Changed
 	st.Scan, st.Pin, st.State, st.ResultFilter = true, true, pf.state, pf.result
@@ -323,16 +323,16 @@ func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcp
 	}
 	sev, err := scan.ParseSeverity(blockAt)
 	if err != nil {
-		return agent.Seams{}, inputErrf("--block-at: %w", err)
+		return agent.Seams{}, nil, inputErrf("--block-at: %w", err)
 	}
 	if onFinding != proxy.OnFindingWithhold && onFinding != proxy.OnFindingRedact {
-		return agent.Seams{}, inputErrf("--on-finding %q: want withhold or redact", onFinding)
+		return agent.Seams{}, nil, inputErrf("--on-finding %q: want withhold or redact", onFinding)
 	}
 	st.BlockAt, st.Redact = sev, onFinding == proxy.OnFindingRedact
 	if st.Pin && lock != "" {
 		lf, err := scan.ReadLock(lock)
 		if err != nil {
-			return agent.Seams{}, inputErr(err)
+			return agent.Seams{}, nil, inputErr(err)
 		}
 		var rename func(string) string
 		if len(lf.Servers) == 1 && len(srcs) == 1 {
@@ -344,9 +344,14 @@ func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcp
 	}
 	s, err := st.Build()
 	if err != nil {
-		return agent.Seams{}, inputErr(err)
+		return agent.Seams{}, nil, inputErr(err)
 	}
-	return s, nil
+	if !st.Scan {
+		// Prompts and resources are judged by the scan alone: without
+		// it they are not relayed.
+		return s, nil, nil
+	}
+	return s, &sev, nil
 }
 
 func serveStdioServer(ctx context.Context, env *Env, srv *mcp.Server) error {

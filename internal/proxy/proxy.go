@@ -27,6 +27,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/defense"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/scan"
 )
 
 // Sentinel errors.
@@ -60,6 +61,10 @@ type Options struct {
 	Log io.Writer
 	// Version is reported in serverInfo.
 	Version string
+	// ScanMeta, when set, relays prompts and resources, withholding those
+	// with a scan finding at or above it; nil offers neither (nothing
+	// unjudged reaches the client).
+	ScanMeta *scan.Severity
 }
 
 // Proxy is a running proxy. Serve it with Server().Run or an HTTP
@@ -71,16 +76,18 @@ type Proxy struct {
 
 	refreshMu sync.Mutex // one judging pass at a time
 
-	mu       sync.Mutex
-	served   map[string]*served
-	withheld map[string]string // client name -> why, for calls to withheld tools
-	logged   map[string]bool   // verdicts already in the audit log
-	reasons  map[string][2]string
-	history  agent.History
-	seq      int
-	listed   bool
-	cancel   context.CancelFunc
-	watchers sync.WaitGroup
+	mu        sync.Mutex
+	served    map[string]*served
+	withheld  map[string]string // client name -> why, for calls to withheld tools
+	logged    map[string]bool   // verdicts already in the audit log
+	reasons   map[string][2]string
+	prompts   map[string]*servedPrompt
+	resources map[string]*servedResource
+	history   agent.History
+	seq       int
+	listed    bool
+	cancel    context.CancelFunc
+	watchers  sync.WaitGroup
 }
 
 type upstream struct {
@@ -93,9 +100,11 @@ type upstream struct {
 
 	// The last listing, reused when another upstream announces a change
 	// (guarded by the proxy's refreshMu).
-	tools []catalog.Tool
-	raw   []json.RawMessage
-	ok    bool
+	tools     []catalog.Tool
+	raw       []json.RawMessage
+	ok        bool
+	prompts   []catalog.Prompt
+	resources []catalog.Resource
 }
 
 func (u *upstream) get() (*mcpconn.Conn, error) {
@@ -138,10 +147,15 @@ func Start(ctx context.Context, opts Options) (*Proxy, error) {
 		opts.Version = "dev"
 	}
 	p := &Proxy{opts: opts, served: map[string]*served{}, withheld: map[string]string{}, logged: map[string]bool{}}
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	if opts.ScanMeta != nil {
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+	}
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "mcpsec-proxy", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: opts.Seams.SystemPreamble,
 		Logger:       slog.New(slog.DiscardHandler),
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: caps,
 	})
 	p.server.AddReceivingMiddleware(p.middleware)
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -362,6 +376,7 @@ func (p *Proxy) refreshOnly(ctx context.Context, only *upstream) error {
 			page.Tools = make([]json.RawMessage, len(tools))
 		}
 		u.tools, u.raw, u.ok = tools, page.Tools, true
+		p.listMeta(ctx, u)
 		for i, t := range tools {
 			// Named as the benchmark's loop names them: the first server
 			// to list a name keeps it, a later one's is server__tool.
@@ -372,10 +387,16 @@ func (p *Proxy) refreshOnly(ctx context.Context, only *upstream) error {
 	}
 	if live == 0 {
 		p.install(nil, nil, nil, nil)
+		p.mu.Lock()
+		p.installMeta(ctx)
+		p.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrNoUpstream, strings.Join(failures, "; "))
 	}
 	offered, notes := agent.ApplyTools(p.opts.Seams.Tools, all)
 	p.install(all, offered, raws, notes)
+	p.mu.Lock()
+	p.installMeta(ctx)
+	p.mu.Unlock()
 	p.logNotes(notes, "", nil)
 	return nil
 }
