@@ -46,7 +46,8 @@ defenses mcpsec's benchmark measures:
   scan      every tools/list is judged by mcpsec's scanner; a tool with a
             finding at or above --block-at (default high) is withheld, a lower
             one passes with the finding logged; --on-finding redact strips the
-            offending text instead (withheld if that is not enough)
+            offending text instead (withheld if that is not enough); prompts
+            and resources are relayed only as this scan judges them
   pinning   each definition is trusted on first use (or against --lock); a
             changed, renamed or shadowing definition is withheld until
             'mcpsec proxy approve TOOL'
