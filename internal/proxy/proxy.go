@@ -595,6 +595,18 @@ func (p *Proxy) logNotes(notes []agent.Note, callID string, args json.RawMessage
 		if n.Kind == defense.NotePinned {
 			continue // every passed tool is already in the log
 		}
+		if callID == "" {
+			// Listing notes repeat with every listing (a filter notes each
+			// redaction each time): log each once.
+			k := "note\x00" + n.Kind + "\x00" + n.Tool + "\x00" + n.Rule + "\x00" + n.Detail
+			p.mu.Lock()
+			seen := p.logged[k]
+			p.logged[k] = true
+			p.mu.Unlock()
+			if seen {
+				continue
+			}
+		}
 		p.opts.Audit.Log(Record{Decision: DecisionNote, Tool: n.Tool, Rule: n.Kind, Reason: n.Rule, Evidence: n.Detail, CallID: callID})
 	}
 }
