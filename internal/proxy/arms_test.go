@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -83,17 +84,37 @@ func TestProxyReproducesBenchArms(t *testing.T) {
 		t.Fatalf("grid too small to mean anything: %d trials", len(trials))
 	}
 	front := proxyFront(t)
+	type pair struct{ direct, via trial.Record }
+	res := make([]pair, len(trials))
+	// Two at a time: each trial is independent (fresh world, servers,
+	// defense state and proxy).
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	for i, tr := range trials {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ctx := context.Background()
+			direct, err := bench.RunTrial(ctx, bench.Env{Transport: "memory"}, g, tr, "")
+			if err != nil || direct.Error != nil {
+				t.Errorf("%s direct: %v %v", desc(tr), err, strp(direct.Error))
+				return
+			}
+			via, err := bench.RunTrial(ctx, bench.Env{Transport: "memory", Front: front}, g, tr, "")
+			if err != nil || via.Error != nil {
+				t.Errorf("%s through the proxy: %v %v", desc(tr), err, strp(via.Error))
+				return
+			}
+			res[i] = pair{direct, via}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
 	differ, realizedDirect, blockedByArm := 0, 0, map[string]int{}
-	for _, tr := range trials {
-		ctx := context.Background()
-		direct, err := bench.RunTrial(ctx, bench.Env{Transport: "memory"}, g, tr, "")
-		if err != nil || direct.Error != nil {
-			t.Fatalf("%s direct: %v %v", desc(tr), err, strp(direct.Error))
-		}
-		via, err := bench.RunTrial(ctx, bench.Env{Transport: "memory", Front: front}, g, tr, "")
-		if err != nil || via.Error != nil {
-			t.Fatalf("%s through the proxy: %v %v", desc(tr), err, strp(via.Error))
-		}
+	for i, tr := range trials {
+		direct, via := res[i].direct, res[i].via
 		if outcomeOf(direct) != outcomeOf(via) {
 			differ++
 			if differ <= 10 {
