@@ -278,6 +278,9 @@ func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcp
 	}
 	st := proxy.Settings{Arm: pf.arm, Defense: dcfg}
 	if pf.arm != "" {
+		if err := defense.CheckArm(pf.arm); err != nil {
+			return agent.Seams{}, nil, inputErr(err)
+		}
 		for _, name := range armExclusive {
 			if cmd.Flags().Changed(name) {
 				return agent.Seams{}, nil, inputErrf("--arm %s sets the defenses itself; drop --%s", pf.arm, name)
