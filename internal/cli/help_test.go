@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/payload"
+	"github.com/mcpsec/mcpsec/internal/proxy"
 	"github.com/mcpsec/mcpsec/internal/redteam"
 	"github.com/mcpsec/mcpsec/internal/scan"
 	"github.com/mcpsec/mcpsec/internal/task"
@@ -26,7 +27,7 @@ import (
 var enumeratedFlags = map[string]bool{
 	"arm": true, "arms": true, "class": true, "objective": true, "register": true,
 	"format": true, "transport": true, "rug-mode": true, "task": true, "server": true,
-	"mode": true, "fail-on": true, "protocol-version": true,
+	"mode": true, "fail-on": true, "protocol-version": true, "block-at": true, "on-finding": true,
 }
 
 // ownedValues pins flags whose values belong to another package (keyed by
@@ -53,6 +54,9 @@ var ownedValues = map[string]func() []string{
 	"mcpsec fixture faulty --mode":        func() []string { return fixture.FaultyModes },
 	"mcpsec redteam --arm":                func() []string { return defense.Arms },
 	"mcpsec redteam --format":             func() []string { return redteam.Formats },
+	"mcpsec proxy --arm":                  func() []string { return defense.Arms },
+	"mcpsec proxy --block-at":             scan.SeverityNames,
+	"mcpsec proxy --on-finding":           func() []string { return proxy.OnFindings },
 }
 
 func walk(c *cobra.Command, f func(*cobra.Command)) {

@@ -100,6 +100,7 @@ func NewRoot(env *Env) *cobra.Command {
   stats    compute benchmark metrics from label tables
   demo     everything above, offline, with the control agents
   trace    print one trial's trace as a timeline with its world diff and score
+  proxy    put the benchmark's defenses between an MCP client and its servers
 
 Everything is defanged: the attacker sink is a no-op recorder, the secret
 is a synthetic canary, and fixture traffic stays on loopback.
