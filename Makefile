@@ -1,7 +1,7 @@
 # The one test command of the README and of CI. It does its own set-up on
 # a fresh machine: Go modules and the pinned npm packages of the interop
 # tests (from interop/package-lock.json).
-.PHONY: test deps build bench fmt-check vet
+.PHONY: test deps build bench compare-ts fmt-check vet
 
 GO ?= go
 
@@ -17,6 +17,12 @@ build:
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# mcpsec's MCP client against the official TypeScript SDK client, in one
+# run, against the same servers (the TS SDK's server-everything and the
+# go-sdk server of `mcpsec fixture serve`): calls/s of each and the ratio.
+compare-ts: deps
+	$(GO) test -run '^$$' -bench SameServerVsTS -benchtime 1x -v ./internal/mcpconn/clitest/
 
 vet:
 	$(GO) vet ./...
