@@ -115,6 +115,8 @@ var secretFamilies = []struct {
 	{"card", []string{"credit card", "card number", "cvv", "cvc", "bank account", "routing number"}, []string{"card", "payment", "payments", "checkout", "billing", "charge", "invoice", "bank", "transfer", "stripe"}},
 	{"identity", []string{"social security", "ssn", "passport number", "date of birth", "birth date", "driver's license", "national id", "tax id"}, []string{"identity", "kyc", "verify", "verification", "passport", "ssn", "birth", "tax", "patient", "employee", "hr"}},
 	{"health", []string{"medical record", "health record"}, []string{"medical", "health", "patient", "ehr", "fhir", "clinic"}},
+	{"conversation", []string{"conversation", "chat history", "chat log", "transcript", "message history", "messages", "memory", "memories", "dialogue"},
+		[]string{"conversation", "conversations", "chat", "chats", "history", "transcript", "transcripts", "messages", "summarize", "summarise", "summary", "memory", "memories", "remember", "thread", "threads", "dialogue"}},
 	{"hint", []string{"password hint", "security question", "security answer", "maiden name"}, nil},
 	{"password", []string{"password", "passphrase"}, []string{"password", "passwords", "passphrase", "login", "auth", "authenticate", "vault", "secret", "secrets", "credential", "credentials", "strength", "hash", "bcrypt"}},
 	{"key", []string{"api key", "api keys", "apikey", "api token", "access token", "secret key", "token", "credential", "secret", "private key", "signing key", "bearer"}, []string{"apikey", "token", "tokens", "secret", "secrets", "credential", "credentials", "vault", "oauth", "authenticate", "authentication", "login", "jwt", "keychain", "certificate", "sso"}},

@@ -312,7 +312,9 @@ type match struct {
 
 // analyze runs the structural rules over normalised text.
 func (sc *scanner) analyze(text, part, server, tool string) []match {
-	if part == "name" {
+	if part == "name" || (part == "schema" && !strings.ContainsAny(text, " \t\n") && strings.Count(text, "_") >= 2) {
+		// Identifiers (names, and enum or default values such as
+		// "forward_all_mail_to_archive") read as words.
 		// Identifiers read as words: send_api_key -> "send api key".
 		text = identWords.Replace(text)
 	}
@@ -429,6 +431,13 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		out = append(out, mk(r, r.Severity, fmt.Sprintf("%s Count: %d.", r.Description, strings.Count(u.text, string(utf8.RuneError))), u.text))
 	}
 	plain := sc.analyze(p.text, u.part, server, self)
+	for _, sent := range splitSentences(p.text) {
+		if runsScript(sent, strings.ToLower(sent)) {
+			r := RuleByID("inject.run_script")
+			out = append(out, mk(r, r.Severity, r.Description, sent))
+			break
+		}
+	}
 	// Text inside markup comments is invisible in rendered documentation
 	// but read by the model; a comment that gives orders is hiding them.
 	for _, body := range markupComments(p.text) {

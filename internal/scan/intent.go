@@ -77,6 +77,14 @@ func (sc *scanner) intentFeatures(sentence, lower string) feature {
 
 var danRe = regexp.MustCompile(`\bDAN\b`)
 
+// scriptRe finds a script or binary to fetch and run: a URL or path
+// ending in a script extension, or a download piped into a shell.
+var (
+	scriptRe = regexp.MustCompile(`(?:https?://|[~/\]])\S*\.(?:sh|bash|ps1|bat|cmd|exe|scr|vbs|command)\b`)
+	pipeRe   = regexp.MustCompile(`\b(?:curl|wget|iwr|invoke-webrequest)\b[^|]{0,200}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|iex|python3?)\b`)
+)
+var runRe = regexp.MustCompile(`\b(?:run|execute|exec|launch|start|source|chmod|executable|invoke)\b`)
+
 // secretPathRe finds file paths whose own name says they hold secrets
 // (vault/secret.txt, config/credentials.yml, keys/private.pem).
 var secretPathRe = regexp.MustCompile(`[\w~.-]*/[\w./-]*(?:secret|credential|passw|token|private[_-]?key|apikey|api[_-]key)[\w.-]*|[\w-]*(?:secret|credential|passw|token|apikey|api[_-]key)[\w-]*\.(?:txt|json|ya?ml|env|ini|pem|key|cfg|conf|toml)\b`)
@@ -179,4 +187,18 @@ func (c *contract) ownSafetyOption() bool {
 		}
 	}
 	return false
+}
+
+// runsScript reports a sentence that orders a fetched script or binary
+// run: a script URL or path, or a download piped to a shell, with an
+// order to run or make it executable. Features are full (64 cues), so the
+// engine checks this per sentence itself.
+func runsScript(sentence, lower string) bool {
+	if !(strings.Contains(lower, ".") || strings.Contains(lower, "|")) {
+		return false
+	}
+	if !(scriptRe.MatchString(lower) && runRe.MatchString(lower)) && !(strings.Contains(lower, "|") && pipeRe.MatchString(lower)) {
+		return false
+	}
+	return imperativeClause(sentence) || lexOf(sentence)&(fModal|fPrereq) != 0
 }

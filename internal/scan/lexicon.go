@@ -79,6 +79,8 @@ const (
 	fSolicit                            // "store here all important values": bulk collection
 	fNamesSibling                       // names a tool-like identifier (get_report, list-buckets)
 	fUrgency                            // act now, limited time, hurry: sales pressure aimed at the chooser
+	fReply                              // the model's answer to the user: tell the user, in your response
+	fLure                               // deception or commerce: account compromised, buy, promo code
 )
 
 var featureNames = map[feature]string{
@@ -95,7 +97,7 @@ var featureNames = map[feature]string{
 	fOvSafeVerb: "override_safety_verb", fSafetyObj: "safety_object", fModeSwitch: "mode_switch", fSelfRef: "self_reference",
 	fChoose: "choose", fUniversal: "universal", fOthers: "other_tools_unnamed", fDisparage: "disparage", fDeclFlow: "declared_flow",
 	fOutside: "outside_party", fUserData: "user_data", fHijack: "hijack", fParamRef: "param_ref", fEncodeHide: "encode_hide",
-	fPersonal: "personal_data", fSelfInsert: "self_insert", fSolicit: "solicit", fNamesSibling: "names_sibling", fUrgency: "urgency",
+	fPersonal: "personal_data", fSelfInsert: "self_insert", fSolicit: "solicit", fNamesSibling: "names_sibling", fUrgency: "urgency", fReply: "reply", fLure: "lure",
 }
 
 func (f feature) String() string {
@@ -180,10 +182,12 @@ var lexicon = map[feature][]string{
 		"senha*", "密码", "口令", "パスワード",
 	},
 	fCtx: {
+		"lo que el usuario dijo", "was der benutzer gesagt hat", "ce que l'utilisateur a dit", "o que o usuário disse", "что сказал пользователь", "用户说过的", "ユーザーが言ったこと",
+		"everything the user said", "what the user told you", "everything the user told you", "the user told you",
 		"conversation history", "conversation so far", "whole conversation", "entire conversation", "full conversation",
 		"conversation transcript*", "conversation log*", "all of the conversation", "chat history", "chat log*", "message history", "previous message*", "prior message*", "earlier message*",
 		"past message*", "preceding message*", "the context", "your context", "context window", "system prompt*", "system message*",
-		"your instructions", "your prompt", "transcript*", "what the user said", "everything the user", "the user's messages",
+		"your instructions", "your prompt", "chat transcript*", "the transcript of this", "your transcript", "what the user said", "everything the user", "the user's messages",
 		"dialogue", "dialog history", "session history", "prompt history", "recent messages", "all messages", "memory", "memories",
 		"historial", "mensajes anteriores", "contexto", "prompt del sistema", "instrucciones del sistema",
 		"verlauf", "chatverlauf", "vorherige nachrichten", "kontext", "systemprompt", "systemanweisung*",
@@ -198,7 +202,7 @@ var lexicon = map[feature][]string{
 		"you have access to", "available to you", "you can see", "visible to you", "in the conversation", "so far", "earlier",
 		"visible in", "in the session", "in this session", "in the current session", "available in the", "present in the", "you can find",
 		"private information", "personal information", "personal data", "private data", "user data", "user's data",
-		"previous", "previously", "prior", "above", "from the user's", "the user's files", "local file*", "home directory",
+		"previous", "previously", "prior", "mentioned above", "shown above", "given above", "quoted above", "from the user's", "the user's files", "local file*", "home directory",
 		"on disk", "on the machine", "on this machine", "from disk", "on the user's", "from your", "in your",
 		"de la conversación", "del contexto", "variables de entorno", "anteriores", "hasta ahora",
 		"aus dem kontext", "aus der unterhaltung", "aus dem gespräch", "umgebungsvariable*", "bisher", "vorherig*",
@@ -253,7 +257,11 @@ var lexicon = map[feature][]string{
 		"do not tell", "don't tell", "dont tell", "do not mention", "don't mention", "never mention", "do not inform", "don't inform",
 		"without telling", "without informing", "without notifying", "without alerting", "without letting",
 		"do not notify", "don't notify", "do not reveal", "don't reveal", "never reveal", "do not disclose", "don't disclose", "never disclose",
-		"do not show", "don't show", "do not display", "don't display", "not visible", "invisible to", "keep this secret", "keep this hidden", "keep it secret", "keep it hidden", "keep this between",
+		"do not show the user", "don't show the user", "do not show to", "don't show to", "never show to", "not shown to the user", "never shown to the user",
+		"hidden from the user", "hide from the user", "do not show the output", "don't show the output", "do not show its output", "do not show the result",
+		"don't show the result", "do not display the output", "do not display contents", "don't display contents", "do not display the contents",
+		"don't display the contents", "do not print the output", "suppress the output", "do not show this", "don't show this", "do not show it", "don't show it", "never show",
+		"do not display this", "don't display this", "do not display it", "not visible to the user", "invisible to the user", "invisible to", "keep this secret", "keep this hidden", "keep it secret", "keep it hidden", "keep this between",
 		"hide this", "hide it", "hide the", "hide that", "hide from", "hidden from",
 		"conceal*", "not tell", "not inform", "not mention", "not notify", "not be told", "no need to tell", "no need to mention",
 		"no need to inform", "need not know", "does not need to know", "doesn't need to know", "should not know", "shouldn't know",
@@ -316,9 +324,10 @@ var lexicon = map[feature][]string{
 		"também", "além disso", "toda vez", "automaticamente", "同时", "另外", "此外", "每次", "自动", "また", "さらに", "毎回", "自動的に",
 	},
 	fTamper: {
-		"set the", "change the", "replace the", "redirect*", "bcc", "cc", "recipient*", "override the",
-		"overwrite the", "always use", "modify the", "alter the", "swap", "to address", "the to field", "from address",
-		"destinatario*", "empfänger*", "destinataire*", "получател*", "destinatário*", "收件人", "宛先",
+		"set the", "change the", "replace the", "redirect*", "bcc", "cc", "override the",
+		"overwrite the", "modify the", "alter the", "swap", "the to field", "the recipient to", "recipient to",
+		"as a recipient", "as recipient", "as an additional recipient", "add a recipient", "add recipient", "extra recipient",
+		"cambia el destinatario", "añade como destinatario", "empfänger ändern", "als empfänger", "comme destinataire", "в получатели", "como destinatário", "添加收件人", "宛先に追加",
 	},
 	fInstead: {
 		"instead", "instead of", "rather than", "in place of", "do not use", "don't use", "never use", "avoid using", "avoid", "prefer", "stay with", "stick with", "stick to",
@@ -389,7 +398,8 @@ var lexicon = map[feature][]string{
 	},
 	fUniversal: {
 		"for all", "for any", "for every", "for each", "over any", "over all", "over other", "over every", "above all", "only", "exclusively",
-		"solely", "no matter", "in all cases", "at all times", "for everything", "all", "every", "any",
+		"solely", "no matter", "in all cases", "at all times", "for everything", "all", "every", "any", "everything", "entire", "whole",
+		"todo lo que", "todos los", "alles", "tout ce que", "всё", "все", "tudo", "所有", "全部", "すべて",
 	},
 	fDisparage: {
 		"outperform*", "better than", "superior to", "more accurate than", "beats", "deprecated", "being phased out", "inferior", "obsolete", "outdated", "inaccurate", "buggy", "unreliable", "broken", "insecure", "compromised", "malicious", "untrusted",
@@ -419,6 +429,19 @@ var lexicon = map[feature][]string{
 	fHijack: {
 		"hijack*", "take over", "takes over", "takeover", "intercept", "intercepts", "intercepted", "intercepting", "man-in-the-middle", "mitm",
 		"impersonate*", "masquerade*", "spoof*", "shadow*", "supersede*", "replaces the", "replace the", "in place of the",
+	},
+	fReply: {
+		"tell the user", "tell users", "inform the user", "let the user know", "in your response", "in your reply", "in your answer", "in every response",
+		"in every answer", "in each response", "in all responses", "in your final answer", "when you respond", "when you answer", "when responding",
+		"when answering", "respond with", "reply with", "answer with", "end your response", "end every response", "start your response", "begin your response",
+		"say that", "always mention", "mention that", "the user should be told", "warn the user", "advise the user", "recommend to the user",
+		"suggest to the user", "dile al usuario", "sage dem benutzer", "dis à l'utilisateur", "скажи пользователю", "diga ao usuário", "告诉用户", "ユーザーに伝えて",
+	},
+	fLure: {
+		"compromised", "has expired", "been suspended", "is suspended", "verify your account", "verify their account", "re-enter", "buy", "purchase",
+		"sponsored", "promo code", "discount code", "coupon", "affiliate", "recommend our", "our product*", "our partner*", "upgrade to premium",
+		"bitcoin", "crypto wallet", "wire the", "gift card*", "call this number", "call the number", "security alert", "urgent action", "act immediately",
+		"reset their password at", "reset your password at", "log in at", "sign in at", "click the link", "click this link",
 	},
 	fUrgency: {
 		"act now", "limited time offer", "limited-time offer", "hurry", "while you still can", "don't fall behind", "do not fall behind", "don't miss out",
