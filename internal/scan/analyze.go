@@ -173,6 +173,20 @@ const (
 	hintRole
 	hintImportant
 	hintAppend
+	// Gates of the word-order cues (intent.go): each regular expression
+	// runs only when its gate words are present.
+	hintMode
+	hintSelf
+	hintFirst
+	hintOthers
+	hintQuant
+	hintSensitiveAdj
+	hintLet
+	hintSecretWord
+	hintSibA
+	hintSibB
+	hintScript
+	hintAfter
 )
 
 var hintPatterns = func() ([]string, []int) {
@@ -187,9 +201,23 @@ var hintPatterns = func() ([]string, []int) {
 	add(hintFile, sensitivePaths...)
 	add(hintEnv, ".env")
 	add(hintDest, "@", "://")
-	add(hintRole, "system", "assistant", "developer", "<|", "[inst", "<<sys", "instruction")
+	add(hintRole, "system", "assistant", "developer", "<|", "[inst", "<<sys", "instruction", "hidden", "global", "override", "directive",
+		"admin", "secret>", "_of_turn", "internal", "priority", "root>", "human", "<sys", "[sys")
 	add(hintImportant, "<important>", "[important]")
 	add(hintAppend, "+=")
+	add(hintMode, "you are", "you're", "you r ", "from now on", " mode", "act as", "pretend", "role", "jailbr", "anything now", "new persona", "new identity", " dan")
+	add(hintSelf, "this tool", "this function", "this server", "this service", "this plugin", "this api", "this endpoint", "this integration",
+		"this one", " me ", " me.", " me!", "this converter", "this translator", "this calculator", "this engine", "this utility")
+	add(hintFirst, "first", "before any")
+	add(hintOthers, "other", "alternative", "compet", "rival", "built-in", "existing", "similar", "inferior", "outdated", "lesser", "obsolete")
+	add(hintQuant, "all ", "every ", "any ")
+	add(hintSensitiveAdj, "important", "sensitive", "private", "personal", "relevant", "confidential", "secret", "valuable", "interesting")
+	add(hintLet, "let ", "loop ", "keep ")
+	add(hintSecretWord, "secret", "credential", "passw", "token", "private", "apikey", "api_key", "api-key")
+	add(hintSibA, "from ", "by ", "using ", "via ", "with ")
+	add(hintSibB, " tool")
+	add(hintScript, ".sh", ".bash", ".ps1", ".bat", ".cmd", ".exe", ".scr", ".vbs", ".command", "| sh", "|sh", "| bash", "|bash", "| zsh", "iex", "| python", "|python", "| sudo")
+	add(hintAfter, "after ")
 	return pats, kinds
 }
 
@@ -528,10 +556,10 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if d := destination(lower); d != "" && !exampleDestination(lower, d) {
 		f |= fDest
 	}
-	if roleGate(lower) && roleRe.MatchString(lower) && !paramDocLine(lower, sc.params()) {
+	if sc.unitHints&hintRole != 0 && roleRe.MatchString(lower) && !paramDocLine(lower, sc.params()) {
 		f |= fRole
 	}
-	f |= sc.intentFeatures(sentence, lower)
+	f |= sc.intentFeatures(sentence, lower, sc.unitHints, f)
 	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
 		f |= fAuthority
 	}
@@ -696,12 +724,13 @@ func ownDestructiveAction(lower string, c *contract, inParam bool) bool {
 	if c == nil {
 		return false
 	}
+	topic := c.topic()
 	for w := range destructVerbs {
-		if c.topic[w] {
+		if topic[w] {
 			return true
 		}
 	}
-	return c.topic["purge"] || c.topic["deletes"] || c.topic["removes"] || c.topic["purges"] || c.topic["clears"] || c.topic["wipes"]
+	return topic["purge"] || topic["deletes"] || topic["removes"] || topic["purges"] || topic["clears"] || topic["wipes"]
 }
 
 // roleGate is the cheap test before the role-markup expression.

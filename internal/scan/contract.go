@@ -13,12 +13,30 @@ import (
 // outside the contract (another tool, the user's SSH keys in a calculator,
 // the conversation in a weather lookup) are what poisoning looks like.
 type contract struct {
-	topic  map[string]bool // lower-case words naming what the tool is about
 	params map[string]bool // lower-case parameter names at any depth
+	tool   *catalog.Tool
+	once   bool
+	words  map[string]bool
+}
+
+// topic returns the lower-case words naming what the tool is about,
+// computed on first use: most tools never need it.
+func (c *contract) topic() map[string]bool {
+	if !c.once {
+		c.once = true
+		c.words = topicOf(*c.tool)
+	}
+	return c.words
 }
 
 func newContract(t catalog.Tool) *contract {
-	c := &contract{topic: map[string]bool{}, params: map[string]bool{}}
+	c := &contract{params: map[string]bool{}, tool: &t}
+	collectParams(c.params, t.InputSchema, 0)
+	return c
+}
+
+func topicOf(t catalog.Tool) map[string]bool {
+	c := &contract{words: map[string]bool{}}
 	c.addWords(t.Name)
 	c.addWords(t.Title)
 	if sents := sentenceSpans(t.Description); len(sents) > 0 {
@@ -30,8 +48,7 @@ func newContract(t catalog.Tool) *contract {
 			c.addWords(first)
 		}
 	}
-	collectParams(c.params, t.InputSchema, 0)
-	return c
+	return c.words
 }
 
 // addWords splits identifiers and prose into lower-case words: snake,
@@ -39,7 +56,7 @@ func newContract(t catalog.Tool) *contract {
 // credentials).
 func (c *contract) addWords(s string) {
 	for _, w := range identWordsOf(s) {
-		c.topic[w] = true
+		c.words[w] = true
 	}
 }
 
@@ -145,7 +162,7 @@ func (c *contract) inContract(lower string, extra []string) bool {
 		any = true
 		own := false
 		for _, w := range fam.topic {
-			if c.topic[w] {
+			if c.topic()[w] {
 				own = true
 				break
 			}

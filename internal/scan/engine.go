@@ -25,6 +25,9 @@ type scanner struct {
 	// read; both tell a tool's own objects from foreign ones.
 	cur       *contract
 	unitWords []string
+	// unitHints are the raw-text hints of the text being analysed; they
+	// gate the per-sentence checks.
+	unitHints int
 }
 
 // unit is one metadata string and where it sits.
@@ -213,14 +216,9 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
 		f |= fOtherTool | fForeignTool
 	}
-	f |= sc.intentFeatures(text, lower)
-	if strings.Contains(lower, "after ") {
-		f |= fUnreq // a later sentence may open with "After"
-	}
-	if roleGate(lower) {
-		f |= fRole
-	}
 	h := rawHints(lower)
+	sc.unitHints = h
+	f |= sc.intentUpperBound(h)
 	if h&hintFile != 0 {
 		f |= fFile | fSrc
 	}
@@ -431,7 +429,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		out = append(out, mk(r, r.Severity, fmt.Sprintf("%s Count: %d.", r.Description, strings.Count(u.text, string(utf8.RuneError))), u.text))
 	}
 	plain := sc.analyze(p.text, u.part, server, self)
-	for _, sent := range splitSentences(p.text) {
+	for _, sent := range scriptSentences(p.text) {
 		if runsScript(sent, strings.ToLower(sent)) {
 			r := RuleByID("inject.run_script")
 			out = append(out, mk(r, r.Severity, r.Description, sent))
@@ -442,7 +440,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	// but read by the model; a comment that gives orders is hiding them.
 	for _, body := range markupComments(p.text) {
 		ms := sc.analyze(body, u.part, server, self)
-		if len(ms) == 0 && lexOf(body)&(fImper|fModal|fAddr|fAddrModel) == 0 && sc.intentFeatures(body, strings.ToLower(body))&fModeSwitch == 0 {
+		if len(ms) == 0 && lexOf(body)&(fImper|fModal|fAddr|fAddrModel) == 0 && sc.intentFeatures(body, strings.ToLower(body), hintMode, 0)&fModeSwitch == 0 {
 			continue
 		}
 		r := RuleByID("hidden.comment")
