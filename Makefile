@@ -1,6 +1,8 @@
 # The one test command of the README and of CI. It does its own set-up on
-# a fresh machine: Go modules and the pinned npm packages of the interop
-# tests (from interop/package-lock.json).
+# a fresh machine: Go modules, the pinned npm packages of the interop
+# tests (from interop/package-lock.json) and the public servers of the
+# real-world check (testdata/realworld/package-lock.json; no install
+# script of theirs runs).
 .PHONY: test deps build bench fmt-check vet
 
 GO ?= go
@@ -11,6 +13,7 @@ test: deps
 deps:
 	$(GO) mod download
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
+	cd testdata/realworld && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 
 build:
 	$(GO) build -o bin/mcpsec ./cmd/mcpsec
