@@ -2,6 +2,7 @@ package scan
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -187,6 +188,7 @@ const (
 	hintSibB
 	hintScript
 	hintAfter
+	hintBefore
 )
 
 var hintPatterns = func() ([]string, []int) {
@@ -218,6 +220,7 @@ var hintPatterns = func() ([]string, []int) {
 	add(hintSibB, " tool")
 	add(hintScript, ".sh", ".bash", ".ps1", ".bat", ".cmd", ".exe", ".scr", ".vbs", ".command", "| sh", "|sh", "| bash", "|bash", "| zsh", "iex", "| python", "|python", "| sudo")
 	add(hintAfter, "after ")
+	add(hintBefore, "before ")
 	return pats, kinds
 }
 
@@ -792,4 +795,29 @@ func exampleDestination(lower, d string) bool {
 		}
 	}
 	return false
+}
+
+// foreignOwners lists the other servers whose tools a sentence names, for
+// messages that must say which pair of servers a finding is about.
+func (ni *nameIndex) foreignOwners(sentence, server, self string, params map[string]bool) []string {
+	if ni == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, tok := range strings.FieldsFunc(sentence, func(r rune) bool { return !isIdentRune(r) }) {
+		tok = strings.Trim(tok, ".-")
+		l := strings.ToLower(tok)
+		if l == strings.ToLower(self) || params[l] || !distinctive(tok) {
+			continue
+		}
+		for _, o := range ni.owners[l] {
+			if o != server && !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

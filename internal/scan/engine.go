@@ -453,7 +453,14 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	fired := map[string]bool{}
 	for _, m := range plain {
 		fired[m.rule.ID] = true
-		out = append(out, mk(m.rule, m.rule.Severity, m.rule.Description, m.evidence))
+		msg := m.rule.Description
+		if m.rule.ID == "xtool.foreign" || m.rule.ID == "xtool.dictate" {
+			// A cross-server finding names the pair.
+			if owners := sc.names.foreignOwners(m.evidence, server, self, sc.params()); len(owners) > 0 {
+				msg = strings.TrimSuffix(msg, ".") + "; it names a tool of server " + strings.Join(owners, ", ") + "."
+			}
+		}
+		out = append(out, mk(m.rule, m.rule.Severity, msg, m.evidence))
 	}
 	// Text smuggled outside the visible characters is judged on its own.
 	hiddenHits := map[string][]match{}

@@ -45,7 +45,7 @@ func (sc *scanner) intentFeatures(sentence, lower string, h int, lex feature) fe
 	if h&hintFirst != 0 && chooseFirstRe.MatchString(lower) {
 		f |= fUniversal | fSelfRef
 	}
-	if h&hintSelf != 0 && strings.Contains(lower, "before ") && selfInsertRe.MatchString(lower) && selfCallRe.MatchString(lower) {
+	if h&hintSelf != 0 && h&hintBefore != 0 && strings.Contains(lower, "before ") && selfInsertRe.MatchString(lower) && selfCallRe.MatchString(lower) {
 		f |= fSelfInsert
 	}
 	if h&hintOthers != 0 && othersRe.MatchString(lower) {
@@ -87,7 +87,10 @@ func (sc *scanner) intentUpperBound(h int) feature {
 		f |= fModeSwitch
 	}
 	if h&hintSelf != 0 {
-		f |= fSelfRef | fSelfInsert
+		f |= fSelfRef
+		if h&hintBefore != 0 {
+			f |= fSelfInsert
+		}
 	}
 	if h&hintFirst != 0 {
 		f |= fSelfRef | fUniversal
