@@ -235,3 +235,20 @@ func paramOf(loc string) string {
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
 }
+
+// paramWordsOf is identWordsOf(paramOf(loc)) without splitting the whole
+// path: the parameter is the segment after the last "properties".
+func paramWordsOf(loc string) []string {
+	i := strings.LastIndex(loc, "properties/")
+	if i < 0 {
+		if strings.Contains(loc, "$defs/") || strings.Contains(loc, "definitions/") {
+			return identWordsOf(paramOf(loc))
+		}
+		return nil
+	}
+	name := loc[i+len("properties/"):]
+	if j := strings.IndexByte(name, '/'); j >= 0 {
+		name = name[:j]
+	}
+	return identWordsOf(name)
+}

@@ -410,7 +410,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	}
 	sc.unitWords = nil
 	if u.part == "schema" {
-		sc.unitWords = identWordsOf(paramOf(u.loc))
+		sc.unitWords = paramWordsOf(u.loc)
 	}
 	var out []Finding
 	if len(u.text) > maxUnitBytes {

@@ -256,8 +256,27 @@ func containsAny(s string, subs ...string) bool {
 // scriptSentences returns the sentences worth the fetched-script check:
 // none unless the text mentions a script or a pipe into a shell.
 func scriptSentences(text string) []string {
-	if strings.IndexByte(text, '|') < 0 && !containsAny(text, ".sh", ".ps1", ".exe", ".bat", ".cmd", ".vbs", ".scr", ".command", ".bash", ".SH", ".PS1", ".EXE", ".BAT") {
+	if strings.IndexByte(text, '|') < 0 && !scriptExtension(text) {
 		return nil
 	}
 	return splitSentences(text)
+}
+
+// scriptExtension is a one-pass check for ".sh", ".ps1", ".exe" and the
+// other script extensions after any dot.
+func scriptExtension(text string) bool {
+	for i := strings.IndexByte(text, '.'); i >= 0 && i+2 < len(text); {
+		rest := strings.ToLower(text[i+1 : min(len(text), i+9)])
+		for _, ext := range []string{"sh", "ps1", "exe", "bat", "cmd", "vbs", "scr", "command", "bash"} {
+			if strings.HasPrefix(rest, ext) && (len(rest) == len(ext) || !isAlpha(rest[len(ext)]) && !(rest[len(ext)] >= '0' && rest[len(ext)] <= '9')) {
+				return true
+			}
+		}
+		j := strings.IndexByte(text[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return false
 }
