@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -15,7 +12,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/scan"
-	"github.com/mcpsec/mcpsec/internal/scan/source"
+	"github.com/mcpsec/mcpsec/internal/source"
 )
 
 func init() { register(newScanCmd) }
@@ -40,42 +37,15 @@ func (sf *sourceFlags) add(cmd *cobra.Command) {
 	f.DurationVar(&sf.timeout, "timeout", 0, "connect timeout per live server (default: --connect-timeout, 10s)")
 }
 
-// loaded is a catalog with what the SARIF writer needs to point into it.
+// loaded is what the sources gave: the catalog to judge and, per
+// server, the document it came from.
 type loaded struct {
-	cat   *catalog.Catalog
-	sarif scan.SARIFSource
+	servers []source.Server
+	cat     *catalog.Catalog
+	origins map[string]scan.Origin
 }
 
-func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
-	if len(sf.catalogs)+len(sf.stdio)+len(sf.urls)+len(sf.configs) == 0 {
-		return nil, inputErrf("no catalog source: give --catalog FILE, --stdio CMD, --url URL or --config FILE")
-	}
-	out := &loaded{cat: &catalog.Catalog{}, sarif: scan.SARIFSource{ServerURIs: map[string]string{}}}
-	names := map[string]int{}
-	addServer := func(s catalog.Server, uri string) {
-		names[s.Name]++
-		if n := names[s.Name]; n > 1 {
-			s.Name = fmt.Sprintf("%s#%d", s.Name, n)
-		}
-		out.cat.Servers = append(out.cat.Servers, s)
-		out.sarif.ServerURIs[s.Name] = uri
-	}
-	for _, path := range sf.catalogs {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, inputErrf("catalog: %w", err)
-		}
-		c, err := catalog.Parse(path, data)
-		if err != nil {
-			return nil, inputErr(err)
-		}
-		for _, s := range c.Servers {
-			addServer(s, path)
-		}
-		if len(sf.catalogs) == 1 && len(sf.stdio)+len(sf.urls)+len(sf.configs) == 0 {
-			out.sarif.URI, out.sarif.Data, out.sarif.Catalog = path, data, c
-		}
-	}
+func (sf *sourceFlags) spec(env *Env) source.Spec {
 	// The global --protocol-version, --connect-timeout and --call-timeout
 	// apply; --timeout is kept as this command's shorthand for the
 	// connect timeout.
@@ -86,75 +56,75 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	if sf.timeout > 0 {
 		opts.ConnectTimeout = sf.timeout
 	}
-	var live []mcpconn.Source
-	var liveURI []string
-	for _, line := range sf.stdio {
-		argv, err := source.SplitCommand(line)
-		if err != nil {
-			return nil, inputErrf("--stdio: %w", err)
-		}
-		live = append(live, mcpconn.Source{Command: argv})
-		liveURI = append(liveURI, "stdio:"+url.PathEscape(source.StdioName(argv)))
+	return source.Spec{
+		Catalogs: sf.catalogs, Stdio: sf.stdio, URLs: sf.urls, Configs: sf.configs,
+		AllowExec: sf.allowExec, Conn: opts, Log: env.Stderr,
 	}
-	for _, u := range sf.urls {
-		pu, err := url.Parse(u)
-		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			return nil, inputErrf("--url %q: want an http:// or https:// URL", u)
-		}
-		live = append(live, mcpconn.Source{URL: u})
-		liveURI = append(liveURI, u)
+}
+
+func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
+	servers, err := source.Load(ctx, sf.spec(env))
+	if err != nil {
+		return nil, inputErr(err)
 	}
-	for _, path := range sf.configs {
-		entries, err := source.LoadConfig(path)
-		if err != nil {
-			return nil, inputErr(err)
-		}
-		var cmds []source.ConfigServer
-		for _, e := range entries {
-			if len(e.Command) > 0 {
-				cmds = append(cmds, e)
-			}
-		}
-		if len(cmds) > 0 && !sf.allowExec {
-			fmt.Fprintf(env.Stderr, "%s lists %d server command(s); mcpsec would run:\n", path, len(cmds))
-			for _, e := range cmds {
-				fmt.Fprintf(env.Stderr, "  %s\n", e.Describe())
-			}
-			return nil, inputErrf("refusing to start server commands from %s without --allow-exec", path)
-		}
-		for _, e := range entries {
-			if e.URL != "" {
-				live = append(live, mcpconn.Source{Name: e.Name, URL: e.URL})
-				liveURI = append(liveURI, e.URL)
-				continue
-			}
-			src := mcpconn.Source{Name: e.Name, Command: e.Command}
-			if len(e.Env) > 0 {
-				keys := make([]string, 0, len(e.Env))
-				for k := range e.Env {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				src.Env = os.Environ()
-				for _, k := range keys {
-					src.Env = append(src.Env, k+"="+e.Env[k])
-				}
-			}
-			live = append(live, src)
-			liveURI = append(liveURI, "stdio:"+url.PathEscape(e.Name))
+	ld := &loaded{servers: servers, cat: source.Catalog(servers), origins: map[string]scan.Origin{}}
+	for i, s := range servers {
+		ld.origins[s.Def.Name] = scan.Origin{
+			URI: s.URI, Data: s.Data, Pointer: s.Pointer,
+			Server: &ld.cat.Servers[i], Embed: s.Kind != source.KindFile,
 		}
 	}
-	for i, src := range live {
-		srv, err := source.Fetch(ctx, src, opts)
-		if err != nil {
-			return nil, inputErr(err)
-		}
-		if srv.Name == "" || (src.Name == "" && len(src.Command) > 0 && srv.Name == strings.Join(src.Command, " ")) {
-			srv.Name = source.StdioName(src.Command)
-		}
-		addServer(srv, liveURI[i])
+	return ld, nil
+}
+
+// identity is how a loaded server was reached, for lockfile matching.
+func identity(s source.Server) scan.Identity {
+	id := scan.Identity{Command: s.Command, URL: s.URL}
+	if s.ConfigFile != "" {
+		id.ConfigEntry = s.ConfigEntry
 	}
-	return out, nil
+	return id
+}
+
+// bindServers applies scan --server: "ENTRY" binds the only scanned
+// server to that lockfile entry; "SERVER=ENTRY" binds a named one.
+func bindServers(lf *scan.Lockfile, binds []string, cat *catalog.Catalog) error {
+	for _, b := range binds {
+		server, entry, ok := strings.Cut(b, "=")
+		if !ok {
+			entry = b
+			if len(cat.Servers) != 1 {
+				return inputErrf("--server %q: %d servers were scanned; say which one with --server SERVER=%s", b, len(cat.Servers), b)
+			}
+			server = cat.Servers[0].Name
+		}
+		found := false
+		for _, s := range cat.Servers {
+			found = found || s.Name == server
+		}
+		if !found {
+			return inputErrf("--server %q: no scanned server is called %q", b, server)
+		}
+		if !lf.HasEntry(entry) {
+			return inputErrf("--server %q: the lockfile has no server %q", b, entry)
+		}
+		lf.Bind(server, entry)
+	}
+	return nil
+}
+
+// newWriter picks the writer of an output format.
+func newWriter(format string, env *Env, origins map[string]scan.Origin) (scan.Writer, error) {
+	switch format {
+	case "text":
+		return scan.TextWriter{Color: isTerminal(env.Stdout) && env.Getenv("NO_COLOR") == ""}, nil
+	case "json":
+		return scan.JSONWriter{}, nil
+	case "sarif":
+		v, _, _ := BuildInfo()
+		return scan.SARIFWriter{Origins: origins, ToolVersion: v}, nil
+	}
+	return nil, inputErrf("--format %q: %w", format, scan.ErrFormat)
 }
 
 func newScanCmd(env *Env) *cobra.Command {
@@ -163,6 +133,7 @@ func newScanCmd(env *Env) *cobra.Command {
 		format   string
 		failOn   string
 		lockPath string
+		binds    []string
 	)
 	cmd := &cobra.Command{
 		Use:   "scan",
@@ -192,10 +163,8 @@ named).`,
 				}
 				threshold = s
 			}
-			switch format {
-			case "text", "json", "sarif":
-			default:
-				return inputErrf("--format %q: want text, json or sarif", format)
+			if _, err := newWriter(format, env, nil); err != nil {
+				return err
 			}
 			var opts scan.Options
 			if lockPath != "" {
@@ -208,21 +177,27 @@ named).`,
 				}
 				opts.Lock = lf
 			}
+			if len(binds) > 0 && opts.Lock == nil {
+				return inputErrf("--server needs --lock")
+			}
 			ld, err := sf.load(cmd.Context(), env)
 			if err != nil {
 				return err
 			}
-			rep := scan.Scan(ld.cat, opts)
-			switch format {
-			case "json":
-				err = scan.WriteJSON(env.Stdout, rep)
-			case "sarif":
-				v, _, _ := BuildInfo()
-				err = scan.WriteSARIF(env.Stdout, rep, ld.sarif, v)
-			default:
-				err = scan.WriteText(env.Stdout, rep, isTerminal(env.Stdout) && env.Getenv("NO_COLOR") == "")
+			if opts.Lock != nil {
+				for _, s := range ld.servers {
+					opts.Lock.Identify(s.Def.Name, identity(s))
+				}
+				if err := bindServers(opts.Lock, binds, ld.cat); err != nil {
+					return err
+				}
 			}
+			rep := scan.Scan(ld.cat, opts)
+			w, err := newWriter(format, env, ld.origins)
 			if err != nil {
+				return err
+			}
+			if err := w.Write(env.Stdout, rep); err != nil {
 				return err
 			}
 			if failOn != "" {
@@ -243,5 +218,6 @@ named).`,
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a finding at or above this `SEVERITY` exists (info, low, medium, high, critical)")
 	cmd.Flags().StringVar(&lockPath, "lock", "", "report drift against this lockfile (from mcpsec lock)")
+	cmd.Flags().StringArrayVar(&binds, "server", nil, "with --lock, compare the scanned server with lockfile entry `NAME` (or SERVER=NAME when several are scanned; repeatable)")
 	return cmd
 }

@@ -15,8 +15,11 @@ type jsonReport struct {
 	Servers       []ServerReport `json:"servers"`
 }
 
-// WriteJSON writes the report in the scan JSON contract (DESIGN.md).
-func WriteJSON(w io.Writer, rep Report) error {
+// JSONWriter writes the scan JSON contract (DESIGN.md).
+type JSONWriter struct{}
+
+// Write writes the report as JSON.
+func (JSONWriter) Write(w io.Writer, rep Report) error {
 	servers := rep.Servers
 	if servers == nil {
 		servers = []ServerReport{}

@@ -28,9 +28,15 @@ func severityColor(s Severity) string {
 	return ansiDim
 }
 
-// WriteText writes a report for people. color adds ANSI colors; callers
-// enable it only when writing to a terminal.
-func WriteText(w io.Writer, rep Report, color bool) error {
+// TextWriter writes a report for people.
+type TextWriter struct {
+	// Color adds ANSI colors; callers enable it only for a terminal.
+	Color bool
+}
+
+// Write writes the report as text.
+func (tw TextWriter) Write(w io.Writer, rep Report) error {
+	color := tw.Color
 	bw := bufio.NewWriter(w)
 	paint := func(code, s string) string {
 		if !color {
