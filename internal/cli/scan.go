@@ -70,7 +70,7 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	ld := &loaded{servers: servers, cat: source.Catalog(servers), origins: map[string]scan.Origin{}}
 	for i, s := range servers {
 		ld.origins[s.Def.Name] = scan.Origin{
-			URI: s.URI, Data: s.Data, Pointer: s.Pointer,
+			URI: s.URI, Data: s.Data, Pointer: s.Pointer, ToolSuffix: s.ToolSuffix,
 			Server: &ld.cat.Servers[i], Embed: s.Kind != source.KindFile,
 		}
 	}

@@ -24,6 +24,9 @@ type Origin struct {
 	Pointer string
 	// Server maps tool, prompt and resource names to their indices.
 	Server *catalog.Server
+	// ToolSuffix follows "/tools/N" to reach a tool's definition
+	// ("/definition" in a lockfile).
+	ToolSuffix string
 	// Embed says Data is no file the reader has (a live listing): the log
 	// then carries it as the artifact's contents.
 	Embed bool
@@ -292,7 +295,7 @@ func pointerFor(org Origin, f Finding) string {
 	}
 	for i, t := range srv.Tools {
 		if t.Name == f.Tool {
-			return base + "/tools/" + strconv.Itoa(i) + "/" + f.Location
+			return base + "/tools/" + strconv.Itoa(i) + org.ToolSuffix + "/" + f.Location
 		}
 	}
 	return base

@@ -43,6 +43,12 @@ type Server struct {
 	// Pointer is the JSON Pointer of Def inside Data: "/servers/N" in a
 	// multi-server file, "" when the document is the server itself.
 	Pointer string
+	// ToolSuffix follows "/tools/N" to reach a tool's definition: empty,
+	// or "/definition" in a lockfile.
+	ToolSuffix string
+	// Lockfile says the file was an mcpsec lockfile, judged for the
+	// definitions it pins.
+	Lockfile bool
 	// Command is the argv of a started server; URL the endpoint of an
 	// HTTP one. Either identifies the server across runs.
 	Command []string
@@ -158,6 +164,9 @@ func ReadFile(path string) ([]Server, error) {
 
 // ParseFile is ReadFile on bytes already read; path labels errors.
 func ParseFile(path string, data []byte) ([]Server, error) {
+	if isLockfile(data) {
+		return parseLockfile(path, data)
+	}
 	c, err := catalog.Parse(path, data)
 	if err != nil {
 		return nil, err
@@ -170,6 +179,56 @@ func ParseFile(path string, data []byte) ([]Server, error) {
 			ptr = "/servers/" + strconv.Itoa(i)
 		}
 		out = append(out, Server{Def: s, Kind: KindFile, URI: path, Data: data, Pointer: ptr})
+	}
+	return out, nil
+}
+
+// isLockfile reports whether a document is an mcpsec lockfile.
+func isLockfile(data []byte) bool {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(data, &probe) != nil {
+		return false
+	}
+	_, ok := probe["lock_version"]
+	return ok
+}
+
+// parseLockfile reads the definitions a lockfile pins, so that passing
+// one as a catalog judges what it would let through rather than nothing.
+func parseLockfile(path string, data []byte) ([]Server, error) {
+	var lf struct {
+		Servers []struct {
+			Name         string `json:"name"`
+			Version      string `json:"version"`
+			Instructions string `json:"instructions"`
+			Tools        []struct {
+				Name       string          `json:"name"`
+				Definition json.RawMessage `json:"definition"`
+			} `json:"tools"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(data, &lf); err != nil {
+		return nil, &catalog.InputError{File: path, Msg: "lockfile: " + err.Error()}
+	}
+	out := make([]Server, 0, len(lf.Servers))
+	for i, ls := range lf.Servers {
+		if ls.Name == "" {
+			return nil, &catalog.InputError{File: path, Msg: fmt.Sprintf("lockfile: servers[%d]: missing \"name\"", i)}
+		}
+		def := catalog.Server{Name: ls.Name, Version: ls.Version, Instructions: ls.Instructions, Tools: []catalog.Tool{}}
+		for j, lt := range ls.Tools {
+			if len(lt.Definition) == 0 {
+				return nil, &catalog.InputError{File: path, Msg: fmt.Sprintf("lockfile: servers[%d].tools[%d] (%s): no \"definition\" to judge", i, j, lt.Name)}
+			}
+			doc := []byte(`{"tools":[` + string(lt.Definition) + `]}`)
+			c, err := catalog.Parse(path, doc)
+			if err != nil || len(c.Servers) != 1 || len(c.Servers[0].Tools) != 1 {
+				return nil, &catalog.InputError{File: path, Msg: fmt.Sprintf("lockfile: servers[%d].tools[%d] (%s): definition: %v", i, j, lt.Name, err)}
+			}
+			def.Tools = append(def.Tools, c.Servers[0].Tools[0])
+		}
+		out = append(out, Server{Def: def, Kind: KindFile, URI: path, Data: data,
+			Pointer: "/servers/" + strconv.Itoa(i), ToolSuffix: "/definition", Lockfile: true})
 	}
 	return out, nil
 }
