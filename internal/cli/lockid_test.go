@@ -146,18 +146,18 @@ func TestLockIdentity(t *testing.T) {
 // with the same command started from a client configuration, whatever
 // name the configuration gives it.
 func TestLockStdioMatchesConfig(t *testing.T) {
-	t.Setenv("MCPSEC_FIXTURE_HELPER", "1") // --stdio servers inherit it
+	t.Setenv("MCPSEC_FIXTURE_HELPER", "1") // handed on with --pass-env
 	dir := t.TempDir()
 	args := []string{"-test.run=^TestFixtureHelperProcess$", "--", "fixture", "serve", "--server", "benign"}
 	line := os.Args[0] + " " + strings.Join(args, " ")
 	p := filepath.Join(dir, "stdio.lock")
-	if code, _, errs := run(t, "lock", "--stdio", line, "--out", p); code != 0 {
+	if code, _, errs := run(t, "lock", "--stdio", line, "--pass-env", "MCPSEC_FIXTURE_HELPER", "--out", p); code != 0 {
 		t.Fatalf("lock --stdio: exit %d %s", code, errs)
 	}
 	// The configuration names the server otherwise; identity pairs it
 	// before the one-to-one fallback would.
 	cfg := writeTestJSON(t, dir, "mcp.json", map[string]any{"mcpServers": map[string]any{
-		"my-notes": map[string]any{"command": os.Args[0], "args": args},
+		"my-notes": map[string]any{"command": os.Args[0], "args": args, "env": map[string]string{"MCPSEC_FIXTURE_HELPER": "1"}},
 	}})
 	code, js, errs := scanJSON(t, "--config", cfg, "--allow-exec", "--lock", p)
 	if code != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ type sourceFlags struct {
 	urls      []string
 	configs   []string
 	allowExec bool
+	passEnv   []string
 	timeout   time.Duration
 }
 
@@ -34,6 +36,7 @@ func (sf *sourceFlags) add(cmd *cobra.Command) {
 	f.StringArrayVar(&sf.urls, "url", nil, "connect to a streamable-HTTP MCP server at `URL` (repeatable)")
 	f.StringArrayVar(&sf.configs, "config", nil, "MCP client config `FILE` (Claude Desktop/Cursor mcpServers, VS Code servers or mcp.servers)")
 	f.BoolVar(&sf.allowExec, "allow-exec", false, "allow starting the server commands listed in --config files")
+	f.StringArrayVar(&sf.passEnv, "pass-env", nil, "hand the environment variable `NAME` to started servers, which otherwise get only "+mcpconn.MinimalEnvNames+" (repeatable)")
 	f.DurationVar(&sf.timeout, "timeout", 0, "connect timeout per live server (default: --connect-timeout, 10s)")
 }
 
@@ -45,7 +48,7 @@ type loaded struct {
 	origins map[string]scan.Origin
 }
 
-func (sf *sourceFlags) spec(env *Env) source.Spec {
+func (sf *sourceFlags) spec(env *Env) (source.Spec, error) {
 	// The global --protocol-version, --connect-timeout and --call-timeout
 	// apply; --timeout is kept as this command's shorthand for the
 	// connect timeout.
@@ -56,14 +59,28 @@ func (sf *sourceFlags) spec(env *Env) source.Spec {
 	if sf.timeout > 0 {
 		opts.ConnectTimeout = sf.timeout
 	}
+	// A started server is under inspection and gets a minimal
+	// environment, never mcpsec's keys; --pass-env adds one on purpose.
+	for _, name := range sf.passEnv {
+		if err := mcpconn.CheckEnvName(name); err != nil {
+			return source.Spec{}, inputErrf("--pass-env: %w", err)
+		}
+		if _, ok := os.LookupEnv(name); !ok {
+			fmt.Fprintf(env.Stderr, "--pass-env %s: not set in this environment, so not passed\n", name)
+		}
+	}
 	return source.Spec{
 		Catalogs: sf.catalogs, Stdio: sf.stdio, URLs: sf.urls, Configs: sf.configs,
-		AllowExec: sf.allowExec, Conn: opts, Log: env.Stderr,
-	}
+		AllowExec: sf.allowExec, PassEnv: sf.passEnv, Conn: opts, Log: env.Stderr,
+	}, nil
 }
 
 func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
-	servers, err := source.Load(ctx, sf.spec(env))
+	sp, err := sf.spec(env)
+	if err != nil {
+		return nil, err
+	}
+	servers, err := source.Load(ctx, sp)
 	if err != nil {
 		return nil, inputErr(err)
 	}

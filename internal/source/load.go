@@ -69,10 +69,10 @@ type Spec struct {
 	AllowExec bool
 	// Conn bounds each live connection.
 	Conn mcpconn.Options
-	// Env builds the environment of a started server from the extra
-	// variables its configuration entry sets; nil inherits ours plus
-	// those.
-	Env func(extra map[string]string) []string
+	// PassEnv names variables of our environment handed to started
+	// servers on purpose; otherwise they get mcpconn's minimal
+	// environment plus what their configuration entry sets.
+	PassEnv []string
 	// Log receives what a refused configuration would have run.
 	Log io.Writer
 
@@ -120,7 +120,7 @@ func Load(ctx context.Context, sp Spec) ([]Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: --stdio: %w", catalog.ErrInput, err)
 		}
-		todo = append(todo, live{src: mcpconn.Source{Command: argv}, server: Server{Kind: KindStdio, Command: argv}})
+		todo = append(todo, live{src: mcpconn.Source{Command: argv, PassEnv: sp.PassEnv}, server: Server{Kind: KindStdio, Command: argv}})
 	}
 	for _, u := range sp.URLs {
 		pu, err := url.Parse(u)
@@ -273,20 +273,14 @@ func (sp Spec) configServers(path string) ([]live, error) {
 			})
 			continue
 		}
-		src := mcpconn.Source{Name: e.Name, Command: e.Command}
-		switch {
-		case sp.Env != nil:
-			src.Env = sp.Env(e.Env)
-		case len(e.Env) > 0:
-			keys := make([]string, 0, len(e.Env))
-			for k := range e.Env {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			src.Env = os.Environ()
-			for _, k := range keys {
-				src.Env = append(src.Env, k+"="+e.Env[k])
-			}
+		src := mcpconn.Source{Name: e.Name, Command: e.Command, PassEnv: sp.PassEnv}
+		keys := make([]string, 0, len(e.Env))
+		for k := range e.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			src.Env = append(src.Env, k+"="+e.Env[k])
 		}
 		out = append(out, live{src: src, server: Server{Kind: KindStdio, Command: e.Command, ConfigFile: path, ConfigEntry: e.Name}})
 	}
