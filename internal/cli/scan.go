@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -94,6 +95,48 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	return ld, nil
 }
 
+// defaultIgnoreFile is read when present, like a linter's config file.
+const defaultIgnoreFile = ".mcpsec.yaml"
+
+// readIgnores reads the ignore file; the default one may be absent, one
+// named with --ignore-file must exist.
+func readIgnores(path string, named bool) (*scan.IgnoreFile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(path); err != nil && !named {
+		return nil, nil
+	}
+	ign, err := scan.ReadIgnoreFile(path)
+	if err != nil {
+		return nil, inputErrf("--ignore-file: %w", err)
+	}
+	return ign, nil
+}
+
+// baseline reads the baseline file, or when it does not exist yet
+// writes one with every finding of this scan (all of which it then
+// holds back, so the first run with it is clean).
+func baseline(env *Env, path string, rep scan.Report) (*scan.Baseline, error) {
+	if _, err := os.Stat(path); err == nil {
+		b, err := scan.ReadBaseline(path)
+		if err != nil {
+			return nil, inputErrf("--baseline: %w", err)
+		}
+		return b, nil
+	}
+	b := scan.NewBaseline(rep)
+	var buf bytes.Buffer
+	if err := b.Write(&buf); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(env.Stderr, "wrote baseline %s with %d finding(s); later scans with it report only new ones\n", path, len(b.Findings))
+	return b, nil
+}
+
 // identity is how a loaded server was reached, for lockfile matching.
 func identity(s source.Server) scan.Identity {
 	id := scan.Identity{Command: s.Command, URL: s.URL}
@@ -146,11 +189,13 @@ func newWriter(format string, env *Env, origins map[string]scan.Origin) (scan.Wr
 
 func newScanCmd(env *Env) *cobra.Command {
 	var (
-		sf       sourceFlags
-		format   string
-		failOn   string
-		lockPath string
-		binds    []string
+		sf           sourceFlags
+		format       string
+		failOn       string
+		lockPath     string
+		binds        []string
+		baselinePath string
+		ignorePath   string
 	)
 	cmd := &cobra.Command{
 		Use:   "scan",
@@ -169,7 +214,10 @@ named).`,
 		Example: `  mcpsec scan --catalog tools.json
   mcpsec scan --stdio "npx -y @modelcontextprotocol/server-memory" --format json
   mcpsec scan --config ~/.cursor/mcp.json --allow-exec --fail-on high
-  mcpsec scan --catalog tools.json --lock mcp.lock --format sarif > mcpsec.sarif`,
+  mcpsec scan --catalog tools.json --lock mcp.lock --format sarif > mcpsec.sarif
+  mcpsec scan --catalog tools.json --lock mcp.lock --server weather
+  mcpsec scan --catalog tools.json --baseline mcpsec-baseline.json
+  mcpsec scan --catalog tools.json --ignore-file ci/mcpsec.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var threshold scan.Severity
@@ -209,12 +257,24 @@ named).`,
 					return err
 				}
 			}
+			ign, err := readIgnores(ignorePath, cmd.Flags().Changed("ignore-file"))
+			if err != nil {
+				return err
+			}
 			rep := scan.Scan(ld.cat, opts)
+			var base *scan.Baseline
+			if baselinePath != "" {
+				if base, err = baseline(env, baselinePath, rep); err != nil {
+					return err
+				}
+			}
+			rep, held := scan.Suppress(rep, ign, base)
 			w, err := newWriter(format, env, ld.origins)
 			if err != nil {
 				return err
 			}
-			if err := w.Write(env.Stdout, rep); err != nil {
+			out := scan.Output{Report: rep, Scanned: scan.Count(ld.cat), Suppressed: held, Empty: scan.EmptyServers(ld.cat)}
+			if err := w.Write(env.Stdout, out); err != nil {
 				return err
 			}
 			if failOn != "" {
@@ -235,6 +295,8 @@ named).`,
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a finding at or above this `SEVERITY` exists (info, low, medium, high, critical)")
 	cmd.Flags().StringVar(&lockPath, "lock", "", "report drift against this lockfile (from mcpsec lock)")
+	cmd.Flags().StringVar(&baselinePath, "baseline", "", "report only findings not in this baseline `FILE`; a missing FILE is written with every current finding")
+	cmd.Flags().StringVar(&ignorePath, "ignore-file", defaultIgnoreFile, "YAML `FILE` of findings to ignore by rule, server and tool (used when present)")
 	cmd.Flags().StringArrayVar(&binds, "server", nil, "with --lock, compare the scanned server with lockfile entry `NAME` (or SERVER=NAME when several are scanned; repeatable)")
 	return cmd
 }

@@ -74,9 +74,10 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool      sarifTool       `json:"tool"`
-	Artifacts []sarifArtifact `json:"artifacts,omitempty"`
-	Results   []sarifResult   `json:"results"`
+	Tool       sarifTool       `json:"tool"`
+	Properties map[string]any  `json:"properties,omitempty"`
+	Artifacts  []sarifArtifact `json:"artifacts,omitempty"`
+	Results    []sarifResult   `json:"results"`
 }
 
 type sarifArtifact struct {
@@ -110,18 +111,25 @@ type sarifRule struct {
 	Name                 string         `json:"name"`
 	ShortDescription     sarifText      `json:"shortDescription"`
 	FullDescription      sarifText      `json:"fullDescription"`
+	Help                 sarifText      `json:"help"`
 	DefaultConfiguration map[string]any `json:"defaultConfiguration"`
 	Properties           map[string]any `json:"properties"`
 }
 
 type sarifResult struct {
-	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
-	Level               string            `json:"level"`
-	Message             sarifText         `json:"message"`
-	Locations           []sarifLocation   `json:"locations"`
-	PartialFingerprints map[string]string `json:"partialFingerprints"`
-	Properties          map[string]any    `json:"properties"`
+	RuleID              string             `json:"ruleId"`
+	RuleIndex           int                `json:"ruleIndex"`
+	Level               string             `json:"level"`
+	Message             sarifText          `json:"message"`
+	Locations           []sarifLocation    `json:"locations"`
+	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+	Properties          map[string]any     `json:"properties"`
+}
+
+type sarifSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification,omitempty"`
 }
 
 type sarifLocation struct {
@@ -163,8 +171,13 @@ func ruleName(id string) string {
 }
 
 // Write writes the report as SARIF.
-func (sw SARIFWriter) Write(w io.Writer, rep Report) error {
-	all := append(append([]*Rule{}, Rules...), driftRules...)
+func (sw SARIFWriter) Write(w io.Writer, out Output) error {
+	rep := out.Report
+	held := map[string][]Suppressed{}
+	for _, sp := range out.Suppressed {
+		held[sp.Server] = append(held[sp.Server], sp)
+	}
+	all := AllRules()
 	index := map[string]int{}
 	rules := make([]sarifRule, 0, len(all))
 	for i, r := range all {
@@ -177,6 +190,7 @@ func (sw SARIFWriter) Write(w io.Writer, rep Report) error {
 			ID: r.ID, Name: ruleName(r.ID),
 			ShortDescription:     sarifText{first},
 			FullDescription:      sarifText{r.Description},
+			Help:                 sarifText{r.Help()},
 			DefaultConfiguration: map[string]any{"level": sarifLevel(r.Severity)},
 			Properties:           map[string]any{"security-severity": securitySeverity(r.Severity), "severity": r.Severity.String(), "tags": []string{"security", "mcp"}},
 		})
@@ -204,7 +218,13 @@ func (sw SARIFWriter) Write(w io.Writer, rep Report) error {
 				})
 			}
 		}
-		for _, f := range s.Findings {
+		findings := append([]Finding{}, s.Findings...)
+		why := make([]*Suppressed, len(findings))
+		for i := range held[s.Name] {
+			findings = append(findings, held[s.Name][i].Finding)
+			why = append(why, &held[s.Name][i])
+		}
+		for fi, f := range findings {
 			ri, ok := index[f.RuleID]
 			if !ok {
 				ri = -1
@@ -238,6 +258,18 @@ func (sw SARIFWriter) Write(w io.Writer, rep Report) error {
 				PartialFingerprints: map[string]string{"mcpsecFinding/v1": hex.EncodeToString(sum[:16])},
 				Properties:          map[string]any{"severity": f.Severity.String(), "server": s.Name, "tool": f.Tool, "evidence": f.Evidence, "grade": s.Grade},
 			}
+			if sp := why[fi]; sp != nil {
+				// Held back by a baseline or an ignore file: still in the
+				// log, marked as SARIF suppressions are.
+				just := "known finding recorded in the baseline"
+				if sp.By == "ignore" {
+					just = "ignored by the ignore file"
+					if sp.Reason != "" {
+						just += ": " + sp.Reason
+					}
+				}
+				res.Suppressions = []sarifSuppression{{Kind: "external", Justification: just}}
+			}
 			results = append(results, res)
 		}
 	}
@@ -248,6 +280,8 @@ func (sw SARIFWriter) Write(w io.Writer, rep Report) error {
 			Tool:      sarifTool{Driver: sarifDriver{Name: "mcpsec", Version: sw.ToolVersion, InformationURI: "https://github.com/mcpsec/mcpsec", Rules: rules}},
 			Artifacts: artifacts,
 			Results:   results,
+			Properties: map[string]any{"scanned": out.Scanned, "nothingToScan": out.Scanned.Empty(),
+				"suppressed": len(out.Suppressed)},
 		}},
 	}
 	enc := json.NewEncoder(w)

@@ -34,9 +34,16 @@ type TextWriter struct {
 	Color bool
 }
 
-// Write writes the report as text.
-func (tw TextWriter) Write(w io.Writer, rep Report) error {
+// Write writes the outcome as text.
+func (tw TextWriter) Write(w io.Writer, out Output) error {
 	color := tw.Color
+	rep := out.Report
+	held := map[string]int{}
+	by := map[string]int{}
+	for _, sp := range out.Suppressed {
+		held[sp.Server]++
+		by[sp.By]++
+	}
 	bw := bufio.NewWriter(w)
 	paint := func(code, s string) string {
 		if !color {
@@ -44,9 +51,16 @@ func (tw TextWriter) Write(w io.Writer, rep Report) error {
 		}
 		return code + s + ansiReset
 	}
-	for i, s := range rep.Servers {
-		if i > 0 {
-			fmt.Fprintln(bw)
+	if out.Scanned.Empty() {
+		fmt.Fprintf(bw, "nothing to scan: %s\n", out.Scanned)
+	} else {
+		fmt.Fprintf(bw, "scanned %s\n", out.Scanned)
+	}
+	for _, s := range rep.Servers {
+		fmt.Fprintln(bw)
+		if out.Empty[s.Name] {
+			fmt.Fprintf(bw, "%s  nothing to scan (no tools, prompts, resources or instructions)\n", paint(ansiBold, "server "+s.Name))
+			continue
 		}
 		counts := map[Severity]int{}
 		for _, f := range s.Findings {
@@ -62,6 +76,9 @@ func (tw TextWriter) Write(w io.Writer, rep Report) error {
 		if len(parts) > 0 {
 			summary = strings.Join(parts, ", ")
 		}
+		if n := held[s.Name]; n > 0 {
+			summary += fmt.Sprintf(" (%d suppressed)", n)
+		}
 		fmt.Fprintf(bw, "%s  grade %s (%d/100)  %s\n", paint(ansiBold, "server "+s.Name), paint(ansiBold, s.Grade), s.Score, summary)
 		for _, f := range s.Findings {
 			where := f.Location
@@ -75,6 +92,10 @@ func (tw TextWriter) Write(w io.Writer, rep Report) error {
 				fmt.Fprintf(bw, "           %s %s\n", paint(ansiDim, "evidence:"), ev)
 			}
 		}
+	}
+	if len(out.Suppressed) > 0 {
+		fmt.Fprintf(bw, "\n%d %s suppressed (%d by the baseline, %d by the ignore file); not shown above\n",
+			len(out.Suppressed), plural(len(out.Suppressed), "finding"), by["baseline"], by["ignore"])
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write text report: %w", err)
