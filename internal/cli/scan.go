@@ -207,6 +207,14 @@ look-alike tool names. Each server gets a grade A-F.
 
 With --lock it also reports drift against a lockfile written by
 "mcpsec lock": added, removed, changed (with a diff) and renamed tools.
+A server pairs with the lockfile entry named by --server, else the entry
+of the same name, else the one reached by the same command, URL or
+configuration entry, else (one server on each side) the only one.
+
+Findings can be held back by a baseline (--baseline, written when the
+file is missing) or an ignore file (.mcpsec.yaml, or --ignore-file);
+held-back findings are still counted in every format. "mcpsec rules"
+lists the rule ids.
 
 Exit codes: 0 done; 1 a finding at or above --fail-on; 2 input or setup
 error (bad JSON names the line and byte offset, an unreachable server is
