@@ -95,6 +95,21 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	return ld, nil
 }
 
+// liveSources turns the --stdio, --url and --config flags into server
+// sources for commands that keep the connections open (redteam).
+// Commands from config files run only with --allow-exec.
+func (sf *sourceFlags) liveSources(env *Env) ([]mcpconn.Source, error) {
+	sp, err := sf.spec(env)
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := sp.LiveSources()
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	return srcs, nil
+}
+
 // defaultIgnoreFile is read when present, like a linter's config file.
 const defaultIgnoreFile = ".mcpsec.yaml"
 

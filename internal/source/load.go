@@ -114,6 +114,29 @@ func Load(ctx context.Context, sp Spec) ([]Server, error) {
 		}
 		out = append(out, ss...)
 	}
+	todo, err := sp.liveList()
+	if err != nil {
+		return nil, err
+	}
+	got, err := sp.fetchAll(ctx, todo)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, got...)
+	names := map[string]int{}
+	for i := range out {
+		n := out[i].Def.Name
+		names[n]++
+		if k := names[n]; k > 1 {
+			out[i].Def.Name = n + "#" + strconv.Itoa(k)
+		}
+	}
+	return out, nil
+}
+
+// liveList turns the spec's --stdio, --url and --config sources into the
+// servers to start or dial, in order.
+func (sp Spec) liveList() ([]live, error) {
 	var todo []live
 	for _, line := range sp.Stdio {
 		argv, err := SplitCommand(line)
@@ -136,18 +159,20 @@ func Load(ctx context.Context, sp Spec) ([]Server, error) {
 		}
 		todo = append(todo, ls...)
 	}
-	got, err := sp.fetchAll(ctx, todo)
+	return todo, nil
+}
+
+// LiveSources returns how to reach each live server the spec names,
+// without connecting, for callers that keep the connections (redteam).
+// Configuration commands are refused without AllowExec, as in Load.
+func (sp Spec) LiveSources() ([]mcpconn.Source, error) {
+	todo, err := sp.liveList()
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, got...)
-	names := map[string]int{}
-	for i := range out {
-		n := out[i].Def.Name
-		names[n]++
-		if k := names[n]; k > 1 {
-			out[i].Def.Name = n + "#" + strconv.Itoa(k)
-		}
+	out := make([]mcpconn.Source, len(todo))
+	for i, l := range todo {
+		out[i] = l.src
 	}
 	return out, nil
 }
