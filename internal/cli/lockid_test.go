@@ -186,6 +186,9 @@ func TestLockfileAsCatalog(t *testing.T) {
 			t.Errorf("server %s of the lockfile passed as clean", s.Name)
 		}
 	}
+	if _, text, _ := run(t, "scan", "--catalog", p); !strings.Contains(text, "judged for the definitions it pins") {
+		t.Errorf("text output does not say the catalog was a lockfile:\n%s", text)
+	}
 	// SARIF points into the lockfile's definitions.
 	code, out, errs := run(t, "scan", "--catalog", p, "--format", "sarif")
 	if code != 0 {

@@ -296,7 +296,12 @@ named).`,
 			if err != nil {
 				return err
 			}
-			out := scan.Output{Report: rep, Scanned: scan.Count(ld.cat), Suppressed: held, Empty: scan.EmptyServers(ld.cat)}
+			out := scan.Output{Report: rep, Scanned: scan.Count(ld.cat), Suppressed: held, Empty: scan.EmptyServers(ld.cat), Notes: map[string]string{}}
+			for _, s := range ld.servers {
+				if s.Lockfile {
+					out.Notes[s.Def.Name] = "read from the lockfile " + s.URI + ": judged for the definitions it pins"
+				}
+			}
 			if err := w.Write(env.Stdout, out); err != nil {
 				return err
 			}

@@ -23,6 +23,9 @@ type Output struct {
 	// Empty names servers that offered nothing to judge: they get no
 	// grade, since an A would say they were judged clean.
 	Empty map[string]bool
+	// Notes says something about a server's source that the reader needs
+	// to read its verdict right (a lockfile judged as a catalog).
+	Notes map[string]string
 }
 
 // Counts says what a scan looked at.

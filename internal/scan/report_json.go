@@ -25,6 +25,7 @@ type jsonServer struct {
 	Grade         *string   `json:"grade"`
 	Score         int       `json:"score"`
 	NothingToScan bool      `json:"nothing_to_scan,omitempty"`
+	Note          string    `json:"note,omitempty"`
 	Suppressed    int       `json:"suppressed"`
 	Findings      []Finding `json:"findings"`
 }
@@ -44,7 +45,7 @@ func (JSONWriter) Write(w io.Writer, out Output) error {
 		doc.Suppressed = []Suppressed{}
 	}
 	for _, s := range out.Report.Servers {
-		js := jsonServer{Name: s.Name, Score: s.Score, Suppressed: held[s.Name], Findings: s.Findings}
+		js := jsonServer{Name: s.Name, Score: s.Score, Suppressed: held[s.Name], Findings: s.Findings, Note: out.Notes[s.Name]}
 		if out.Empty[s.Name] {
 			js.NothingToScan = true
 		} else {

@@ -79,6 +79,9 @@ func (tw TextWriter) Write(w io.Writer, out Output) error {
 		if n := held[s.Name]; n > 0 {
 			summary += fmt.Sprintf(" (%d suppressed)", n)
 		}
+		if note := out.Notes[s.Name]; note != "" {
+			summary += "\n  " + note
+		}
 		fmt.Fprintf(bw, "%s  grade %s (%d/100)  %s\n", paint(ansiBold, "server "+s.Name), paint(ansiBold, s.Grade), s.Score, summary)
 		for _, f := range s.Findings {
 			where := f.Location
