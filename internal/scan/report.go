@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -75,8 +76,5 @@ func EmptyServers(c *catalog.Catalog) map[string]bool {
 	return out
 }
 
-// Formats lists the output formats, in the order help text gives them.
-var Formats = []string{"text", "json", "sarif"}
-
 // ErrFormat means an unknown output format was asked for.
-var ErrFormat = fmt.Errorf("unknown output format: want text, json or sarif")
+var ErrFormat = errors.New("unknown output format: want text, json or sarif")
