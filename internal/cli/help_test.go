@@ -26,7 +26,7 @@ import (
 // listing its values (flagValues) fails TestHelpTeaches.
 var enumeratedFlags = map[string]bool{
 	"arm": true, "arms": true, "class": true, "objective": true, "register": true,
-	"format": true, "transport": true, "rug-mode": true, "task": true, "server": true,
+	"format": true, "transport": true, "rug-mode": true, "task": true,
 	"mode": true, "fail-on": true, "protocol-version": true, "block-at": true, "on-finding": true,
 }
 
@@ -54,6 +54,7 @@ var ownedValues = map[string]func() []string{
 	"mcpsec fixture faulty --mode":        func() []string { return fixture.FaultyModes },
 	"mcpsec redteam --arm":                func() []string { return defense.Arms },
 	"mcpsec redteam --format":             func() []string { return redteam.Formats },
+	"mcpsec fixture serve --server":       func() []string { return fixture.Kinds },
 	"mcpsec proxy --arm":                  func() []string { return defense.Arms },
 	"mcpsec proxy --block-at":             scan.SeverityNames,
 	"mcpsec proxy --on-finding":           func() []string { return proxy.OnFindings },

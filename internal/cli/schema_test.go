@@ -123,10 +123,11 @@ func validate(t *testing.T, sch *jsonschema.Schema, what string, data []byte) {
 	}
 }
 
-// validateLines checks every line of a JSONL file and returns the count.
+// validateLines checks every line of a JSONL file (plain or, for traces,
+// gzip-compressed) and returns the count.
 func validateLines(t *testing.T, sch *jsonschema.Schema, path string) int {
 	t.Helper()
-	f, err := os.Open(path)
+	f, err := trace.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestSchemasValidateRealOutputs(t *testing.T) {
 			}
 			validate(t, schemas["lockfile"], class+" lockfile", buf.Bytes())
 			buf.Reset()
-			if err := scan.WriteJSON(&buf, scan.Scan(cat, scan.Options{})); err != nil {
+			if err := (scan.JSONWriter{}).Write(&buf, scan.Output{Report: scan.Scan(cat, scan.Options{}), Scanned: scan.Count(cat)}); err != nil {
 				t.Fatal(err)
 			}
 			validate(t, schemas["scan"], class+" scan", buf.Bytes())
@@ -279,7 +280,7 @@ func TestSchemasValidateRealOutputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			buf.Reset()
-			if err := scan.WriteJSON(&buf, scan.Scan(after, scan.Options{Lock: lf})); err != nil {
+			if err := (scan.JSONWriter{}).Write(&buf, scan.Output{Report: scan.Scan(after, scan.Options{Lock: lf}), Scanned: scan.Count(after)}); err != nil {
 				t.Fatal(err)
 			}
 			drift += strings.Count(buf.String(), `"drift.`)

@@ -3,11 +3,9 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,7 +47,7 @@ world (notes added, changed or deleted, calls of the attacker's sink), and
 the score record they produced, so a score can be checked by eye. Traces
 written before mcpsec recorded these take the score from the run's
 trials.jsonl when it is beside the traces/ directory.`,
-		Example: `  mcpsec trace results/run1/traces/0c4f9e2a7b1d3e58.jsonl
+		Example: `  mcpsec trace results/run1/traces/0c4f9e2a7b1d3e58.jsonl.gz
   mcpsec trace --full results/run1/traces/0c4f9e2a7b1d3e58.jsonl.gz
   mcpsec trial --model control:compromised --class rug_pull --arm pinning --trace t.jsonl && mcpsec trace t.jsonl`,
 		Args: cobra.ExactArgs(1),
@@ -58,7 +56,7 @@ trials.jsonl when it is beside the traces/ directory.`,
 				return inputErrf("--width %d: want at least 20", width)
 			}
 			path := args[0]
-			evs, err := readTraceFile(path)
+			evs, err := trace.ReadFile(path) // plain or gzip-compressed, by content
 			if errors.Is(err, trace.ErrTruncated) {
 				fmt.Fprintf(env.Stderr, "mcpsec: warning: %v (showing the events before it)\n", err)
 			} else if err != nil {
@@ -80,31 +78,6 @@ trials.jsonl when it is beside the traces/ directory.`,
 	cmd.Flags().BoolVar(&full, "full", false, "print prompts, results and answers whole instead of cutting them")
 	cmd.Flags().IntVar(&width, "width", 160, "cut long texts at this many characters (unless --full)")
 	return cmd
-}
-
-// readTraceFile reads a trace, gzip-compressed or not (decided by the
-// content, not the name).
-func readTraceFile(path string) ([]trace.Event, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open trace: %w", err)
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	var r io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %w", path, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	evs, err := trace.Read(r)
-	if err != nil {
-		return evs, fmt.Errorf("%s: %w", path, err)
-	}
-	return evs, nil
 }
 
 func hasKind(evs []trace.Event, kind string) bool {

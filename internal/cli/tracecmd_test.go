@@ -139,7 +139,7 @@ func TestTraceBadInput(t *testing.T) {
 		{"missing file", []string{filepath.Join(dir, "nope.jsonl")}, 2, "nope.jsonl"},
 		{"malformed line", []string{bad}, 2, "bad.jsonl: trace line 2"},
 		{"empty", []string{empty}, 2, "no trace events"},
-		{"broken gzip", []string{notGz}, 2, "bad.jsonl.gz: gzip"},
+		{"broken gzip", []string{notGz}, 2, "bad.jsonl.gz: read trace: gzip: invalid header"},
 		{"torn last line", []string{torn}, 0, "truncated last line"},
 		{"width too small", []string{"--width", "3", path}, 2, "--width 3"},
 		{"no file", nil, 2, "accepts 1 arg"},
