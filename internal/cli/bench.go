@@ -26,7 +26,7 @@ type benchFlags struct {
 	config, out, resume, arms, shard, format, transport, record string
 	models                                                      []string
 	concurrency, limit, perClass, sample                        int
-	dryRun, retryErrors                                         bool
+	dryRun, retryErrors, html                                   bool
 }
 
 func newBenchCmd(env *Env) *cobra.Command {
@@ -46,7 +46,7 @@ replaced by anything else.
 The run directory (default results/<timestamp>) holds RUN.md, config.yaml,
 trials.jsonl (one record per trial, appended and synced as each ends),
 traces/, summary.json, matrix_*.csv, metrics_long.csv, deltas_vs_none.md and
-RESULTS.md. A killed run continues with --resume DIR; --retry-errors re-runs
+RESULTS.md; with --html also report.html. A killed run continues with --resume DIR; --retry-errors re-runs
 errored trials.
 
 --dry-run makes no network call: it prints the expanded grid, trial counts
@@ -56,6 +56,7 @@ trials per model to calibrate that projection.`,
   mcpsec bench --model openai:gpt-4o-mini --arms none,meta_filter,policy --limit-per-class 20
   mcpsec bench --config grid.yaml --out results/run1 --concurrency 8
   mcpsec bench --resume results/run1
+  mcpsec bench --model control:compromised --arms none,policy --limit-per-class 4 --html
   mcpsec bench --config grid.yaml --shard 1/4 --out results/shard1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -70,6 +71,7 @@ trials per model to calibrate that projection.`,
 	f.IntVar(&bf.sample, "sample", 0, "with --dry-run, run N live trials per model to calibrate the projection")
 	f.StringVar(&bf.shard, "shard", "", "run a deterministic subset i/n of the grid (join shards with mcpsec merge)")
 	f.StringVar(&bf.format, "format", "text", "dry-run output format: text or json")
+	f.BoolVar(&bf.html, "html", false, "also write report.html, a self-contained page with heatmaps, forest plot and trace viewer")
 	return cmd
 }
 
@@ -206,7 +208,7 @@ func sweepAndReport(ctx context.Context, env *Env, g bench.Grid, out string, bf 
 	}
 	fmt.Fprintf(env.Stderr, "trials: %d planned, %d already recorded, %d run, %d errored, in %s\n",
 		res.Planned, res.Skipped, res.Ran, res.Errored, res.Elapsed.Round(time.Millisecond))
-	if err := writeReports(env, out); err != nil {
+	if err := writeReports(env, out, bf.html); err != nil {
 		return res, err
 	}
 	return res, nil
