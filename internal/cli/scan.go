@@ -175,13 +175,19 @@ look-alike tool names. Each server gets a grade A-F.
 With --lock it also reports drift against a lockfile written by
 "mcpsec lock": added, removed, changed (with a diff) and renamed tools.
 
+--format html writes one self-contained page (no script, no fetch): each
+server's grade, its findings grouped by tool with the evidence marked in
+the text it matched and hidden characters made visible, and with --lock a
+word-level diff of every changed definition.
+
 Exit codes: 0 done; 1 a finding at or above --fail-on; 2 input or setup
 error (bad JSON names the line and byte offset, an unreachable server is
 named).`,
 		Example: `  mcpsec scan --catalog tools.json
   mcpsec scan --stdio "npx -y @modelcontextprotocol/server-memory" --format json
   mcpsec scan --config ~/.cursor/mcp.json --allow-exec --fail-on high
-  mcpsec scan --catalog tools.json --lock mcp.lock --format sarif > mcpsec.sarif`,
+  mcpsec scan --catalog tools.json --lock mcp.lock --format sarif > mcpsec.sarif
+  mcpsec scan --catalog tools.json --lock mcp.lock --format html > scan.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var threshold scan.Severity
@@ -193,9 +199,9 @@ named).`,
 				threshold = s
 			}
 			switch format {
-			case "text", "json", "sarif":
+			case "text", "json", "sarif", "html":
 			default:
-				return inputErrf("--format %q: want text, json or sarif", format)
+				return inputErrf("--format %q: want text, json, sarif or html", format)
 			}
 			var opts scan.Options
 			if lockPath != "" {
@@ -219,6 +225,9 @@ named).`,
 			case "sarif":
 				v, _, _ := BuildInfo()
 				err = scan.WriteSARIF(env.Stdout, rep, ld.sarif, v)
+			case "html":
+				v, _, _ := BuildInfo()
+				err = scan.WriteHTML(env.Stdout, rep, scan.HTMLInput{Catalog: ld.cat, Lock: opts.Lock, Version: v})
 			default:
 				err = scan.WriteText(env.Stdout, rep, isTerminal(env.Stdout) && env.Getenv("NO_COLOR") == "")
 			}
@@ -240,7 +249,7 @@ named).`,
 		},
 	}
 	sf.add(cmd)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or sarif")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json, sarif or html (one self-contained page)")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a finding at or above this `SEVERITY` exists (info, low, medium, high, critical)")
 	cmd.Flags().StringVar(&lockPath, "lock", "", "report drift against this lockfile (from mcpsec lock)")
 	return cmd

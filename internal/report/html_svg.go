@@ -24,7 +24,7 @@ type forestRow struct {
 
 // Geometry of the forest plot, in SVG user units.
 const (
-	fpLabelW = 380
+	fpLabelW = 250
 	fpPlotW  = 300
 	fpValueW = 250
 	fpRowH   = 18
@@ -61,7 +61,7 @@ func forestSVG(rows []forestRow, regLabel string) template.HTML {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="tick">%.2f</text>`, x(v), axisY-6, v)
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" class="colhead">model / arm</text>`, 4, axisY-6)
-	fmt.Fprintf(&b, `<text x="%d" y="%d" class="colhead">k/n rate [95%% Wilson]</text>`, fpLabelW+fpPlotW+12, axisY-6)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="colhead">k/n rate [95%% Wilson]</text>`, fpLabelW+fpPlotW+28, axisY-6)
 	y := fpHeadH
 	for i, r := range rows {
 		if i == 0 || rows[i-1].Model != r.Model {
@@ -88,7 +88,7 @@ func forestSVG(rows []forestRow, regLabel string) template.HTML {
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="ci"/>`, x(r.Rate.WilsonLow), cy, x(r.Rate.WilsonHigh), cy)
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="7" height="7" class="pt"/>`, x(*r.Rate.Rate)-3.5, cy-3)
 		}
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="val">%s</text>`, fpLabelW+fpPlotW+12, cy+4, html.EscapeString(value))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="val">%s</text>`, fpLabelW+fpPlotW+28, cy+4, html.EscapeString(value))
 		b.WriteString(`</g>`)
 		y += fpRowH
 	}
