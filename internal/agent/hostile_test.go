@@ -55,7 +55,17 @@ func TestHostileServerErrorsTheTrial(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			before := runtime.NumGoroutine()
 			opts := mcpconn.DefaultOptions()
-			opts.CallTimeout = time.Second
+			opts.ConnectTimeout = 10 * time.Minute // connecting is not what is tested
+			// A short deadline only where the deadline is the expected
+			// outcome (a server that never answers). Everywhere else the
+			// outcome is decided by what the server sends (the huge line
+			// trips the size cap on bytes read), so the call gets a
+			// deadline no loaded machine comes near.
+			if tc.want == mcpconn.ErrTimeout {
+				opts.CallTimeout = time.Second
+			} else {
+				opts.CallTimeout = 10 * time.Minute
+			}
 			src := mcpconn.Source{Name: "hostile", Command: []string{exe}, Env: append(os.Environ(), faultyEnv+"="+tc.mode)}
 			c, err := mcpconn.Connect(context.Background(), src, opts)
 			if err != nil {
@@ -69,11 +79,10 @@ func TestHostileServerErrorsTheTrial(t *testing.T) {
 				done <- agent.Run(context.Background(), agent.Config{Model: m, Servers: []agent.Server{server{c}}, Prompt: "go", Trace: tw})
 			}()
 			var out agent.Outcome
-			select {
-			case out = <-done:
-			case <-time.After(30 * time.Second):
-				t.Fatal("the trial hung")
-			}
+			// A hang is caught by go test's own -timeout, which prints
+			// every goroutine; a shorter guard here would only make the
+			// test depend on the machine's speed.
+			out = <-done
 			var te *agent.TrialError
 			if !errors.As(out.Err, &te) || te.Kind != agent.ErrKindServer || !errors.Is(out.Err, tc.want) {
 				t.Fatalf("trial error = %v, want server kind wrapping %v", out.Err, tc.want)
@@ -86,7 +95,9 @@ func TestHostileServerErrorsTheTrial(t *testing.T) {
 			if err := syscall.Kill(pid, 0); err == nil {
 				t.Errorf("server process %d still alive after Close", pid)
 			}
-			deadline := time.Now().Add(5 * time.Second)
+			// Unwinding takes the runtime a moment; the poll ends as soon
+			// as it has, and its bound is far beyond what any machine needs.
+			deadline := time.Now().Add(2 * time.Minute)
 			for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 				time.Sleep(10 * time.Millisecond)
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,15 +23,17 @@ import (
 type script struct {
 	turns []model.Response
 	reqs  []model.Request
-	delay time.Duration // before every answer after the first
+	// await, when set, is waited on before every answer after the first:
+	// it lets a test hold the model back until an event has happened.
+	await <-chan struct{}
 }
 
 func (s *script) Spec() string { return "test:script" }
 
 func (s *script) Complete(_ context.Context, req model.Request) (model.Response, error) {
 	s.reqs = append(s.reqs, req)
-	if len(s.reqs) > 1 {
-		time.Sleep(s.delay)
+	if len(s.reqs) > 1 && s.await != nil {
+		<-s.await
 	}
 	if len(s.reqs) > len(s.turns) {
 		return model.Response{Content: "done", StopReason: model.StopEnd}, nil
@@ -301,10 +302,12 @@ func TestRelistEveryStep(t *testing.T) {
 func TestListChangedTriggersRelistAndDrift(t *testing.T) {
 	w := fixture.NewWorld()
 	p, _ := payloadFor(t)
-	srv := connect(t, w, fixture.ServerConfig{Name: "workspace", Attack: &fixture.Attack{Class: "rug_pull", RugMode: fixture.RugModeApproval, Payload: p, CarrierTool: "calculate"}})
-	// The model is slow enough for the server's debounced notification
-	// to arrive before the third step.
-	m := &script{turns: []model.Response{call("c1", "calculate", `{"expression":"1"}`), call("c2", "list_notes", `{}`)}, delay: time.Second}
+	inner := connect(t, w, fixture.ServerConfig{Name: "workspace", Attack: &fixture.Attack{Class: "rug_pull", RugMode: fixture.RugModeApproval, Payload: p, CarrierTool: "calculate"}})
+	// The model answers its second turn only once the server's (debounced)
+	// notification has reached the client, so the re-list before the
+	// third step is decided by the event, not by how fast the machine is.
+	srv, arrived := teeListChanged(t, inner)
+	m := &script{turns: []model.Response{call("c1", "calculate", `{"expression":"1"}`), call("c2", "list_notes", `{}`)}, await: arrived}
 	tw := trace.NewWriter(nil, true)
 	agent.Run(context.Background(), agent.Config{Model: m, Servers: []agent.Server{srv}, Prompt: "go", Trace: tw})
 	lists := find[trace.ListTools](t, tw.Events(), trace.KindMCPListTools)
@@ -322,6 +325,46 @@ func TestListChangedTriggersRelistAndDrift(t *testing.T) {
 	if !shown {
 		t.Fatal("the model was not shown the changed definition")
 	}
+}
+
+// tappedServer hands the agent a copy of the server's list_changed
+// signals.
+type tappedServer struct {
+	agent.Server
+	changed chan struct{}
+}
+
+func (s tappedServer) ListChanged() <-chan struct{} { return s.changed }
+
+// teeListChanged forwards srv's list_changed signals to the agent and
+// closes arrived at the first one.
+func teeListChanged(t *testing.T, srv agent.Server) (agent.Server, <-chan struct{}) {
+	t.Helper()
+	out := tappedServer{Server: srv, changed: make(chan struct{}, 1)}
+	arrived := make(chan struct{})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	t.Cleanup(func() { close(stop); <-done })
+	go func() {
+		defer close(done)
+		first := true
+		for {
+			select {
+			case <-srv.ListChanged():
+			case <-stop:
+				return
+			}
+			select {
+			case out.changed <- struct{}{}:
+			default: // one pending signal stands for any number
+			}
+			if first {
+				close(arrived)
+				first = false
+			}
+		}
+	}()
+	return out, arrived
 }
 
 func payloadFor(t *testing.T) (payload.Payload, bool) {

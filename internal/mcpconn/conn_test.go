@@ -197,8 +197,8 @@ func TestStdioCloseReapsProcess(t *testing.T) {
 	if pid <= 0 {
 		t.Fatalf("Pid = %d", pid)
 	}
-	if !strings.Contains(c.Stderr(), "echo server: starting") {
-		t.Errorf("stderr not captured: %q", c.Stderr())
+	if got := waitStderr(c, func(s string) bool { return strings.Contains(s, "echo server: starting") }); !strings.Contains(got, "echo server: starting") {
+		t.Errorf("stderr not captured: %q", got)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
@@ -214,9 +214,10 @@ func TestStderrIsBounded(t *testing.T) {
 	opts := mcpconn.DefaultOptions()
 	opts.StderrLimit = 4096
 	c := connectStdio(t, "spew", opts)
-	// The server wrote 1 MiB before serving; by the time initialize is
-	// answered all of it has gone through the capture.
-	got := c.Stderr()
+	// The server wrote 1 MiB before serving. Its stderr and stdout are
+	// separate pipes, so the answer to initialize may overtake the last
+	// stderr bytes: wait for the last line rather than assume it is there.
+	got := waitStderr(c, func(s string) bool { return strings.HasSuffix(s, "spew: last line\n") })
 	if !strings.HasPrefix(got, "[") || !strings.Contains(got, "earlier bytes dropped]") {
 		t.Errorf("stderr capture does not report dropped bytes: %.80q", got)
 	}
@@ -349,10 +350,24 @@ func TestConnectBadSource(t *testing.T) {
 	}
 }
 
+// waitStderr polls the captured stderr until done accepts it (stderr is
+// copied by its own goroutine, with no ordering against stdout), and
+// returns the last value seen. The bound is far beyond any machine's need.
+func waitStderr(c *mcpconn.Conn, done func(string) bool) string {
+	var got string
+	for range 2400 {
+		if got = c.Stderr(); done(got) {
+			return got
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	return got
+}
+
 // assertGone waits for pid to disappear; it must already have been reaped.
 func assertGone(t *testing.T, pid int) {
 	t.Helper()
-	for range 200 {
+	for range 2400 { // a bound far beyond any machine's need; ends as soon as the condition holds
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return
 		}

@@ -63,7 +63,12 @@ func TestHTTPFailures(t *testing.T) {
 				url = hs.URL
 			}
 			opts := mcpconn.DefaultOptions()
-			opts.ConnectTimeout = time.Second
+			// A short deadline only where it is the expected outcome; the
+			// other endpoints answer (or refuse) and must be judged by
+			// what they send, however loaded the machine is.
+			if tc.want == mcpconn.ErrTimeout {
+				opts.ConnectTimeout = time.Second
+			}
 			_, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: "web", URL: url}, opts)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)

@@ -109,3 +109,36 @@ func TestJSONDepth(t *testing.T) {
 		}
 	}
 }
+
+// endless is a server that never ends its line; it counts what was read.
+type endless struct{ n int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'A'
+	}
+	e.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestLineReaderTripsOnBytes: the size cap is decided by bytes read, with
+// no clock involved, and it trips after at most one buffer beyond the
+// limit, so an endless line costs the limit, not the line.
+func TestLineReaderTripsOnBytes(t *testing.T) {
+	for _, limit := range []int64{1, 1000, 1 << 20} {
+		src := &endless{}
+		lr := newLineReader(src, limit)
+		if _, err := lr.nextLine(); !errors.Is(err, errLineTooLong) {
+			t.Fatalf("limit %d: err = %v, want errLineTooLong", limit, err)
+		}
+		if !lr.tripped.Load() {
+			t.Errorf("limit %d: not marked tripped", limit)
+		}
+		if max := limit + int64(lr.br.Size()); src.n > max {
+			t.Errorf("limit %d: read %d bytes before tripping, want at most %d", limit, src.n, max)
+		}
+		if lr.line != nil {
+			t.Errorf("limit %d: kept a %d-byte buffer after tripping", limit, cap(lr.line))
+		}
+	}
+}

@@ -302,7 +302,10 @@ func TestAttemptTimeoutIsRetried(t *testing.T) {
 	f := newFakeProvider(t, w.authHeader, reply{hang: true})
 	sl := &sleepLog{}
 	m := newTestModel(t, w, f, sl, func(o *Options) {
-		o.AttemptTimeout = 20 * time.Millisecond
+		// The server never answers, so each attempt ends at its deadline;
+		// the deadline is long enough for the request to reach the server
+		// on any machine, so both attempts are counted.
+		o.AttemptTimeout = time.Second
 		o.MaxRetries = 1
 	})
 	_, err := m.Complete(context.Background(), sampleRequest())
