@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -59,11 +60,16 @@ func New(t testing.TB) *Browser {
 		chromedp.WindowSize(1280, 900),
 		chromedp.UserDataDir(t.TempDir()),
 	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	// A safety net, not a measurement: a browser test takes seconds, so a
+	// browser that has not finished in minutes is stuck, and the test
+	// should fail rather than hang until go test's own deadline.
+	base, cancelTimeout := context.WithTimeout(context.Background(), 5*time.Minute)
+	actx, cancelAlloc := chromedp.NewExecAllocator(base, opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() {
 		cancel()
 		cancelAlloc()
+		cancelTimeout()
 	})
 	b := &Browser{Ctx: ctx}
 	chromedp.ListenTarget(ctx, func(ev any) {
@@ -74,7 +80,7 @@ func New(t testing.TB) *Browser {
 		}
 	})
 	if err := chromedp.Run(ctx, network.Enable()); err != nil {
-		t.Fatalf("start chromium (%s): %v", path, err)
+		t.Fatalf("start chromium (%s): %v (run `make deps` to install Debian's chromium)", path, err)
 	}
 	return b
 }
