@@ -412,15 +412,17 @@ func newHeatCell(c *Cell, m, arm, class, reg string) heatCell {
 	hc.Text = fmt.Sprintf("%d/%d", r.K, r.N)
 	hc.Rate = fmtRate3(r)
 	hc.WilsonLow, hc.WilsonHi = fmt.Sprintf("%.3f", r.WilsonLow), fmt.Sprintf("%.3f", r.WilsonHigh)
-	regText := registerLabel(reg)
+	errs := ""
+	if c.Errors > 0 {
+		errs = fmt.Sprintf("; %d errored trials excluded", c.Errors)
+	}
 	if r.Rate == nil {
 		hc.Empty = true
-		hc.Title = fmt.Sprintf("%s, %s, %s, %s: attack success n/a (no completed trial; %d errored)", m, arm, class, regText, c.Errors)
+		hc.Title = "attack success n/a: no completed trial" + errs
 		return hc
 	}
 	hc.Background, hc.Fg = viridis(*r.Rate)
-	hc.Title = fmt.Sprintf("%s, %s, %s, %s: attack success (objective met) %d/%d = %.3f, 95%% Wilson interval [%.3f, %.3f]; %d errored trials excluded",
-		m, arm, class, regText, r.K, r.N, *r.Rate, r.WilsonLow, r.WilsonHigh, c.Errors)
+	hc.Title = fmt.Sprintf("attack success %d/%d = %.3f, 95%% Wilson [%.3f, %.3f]%s", r.K, r.N, *r.Rate, r.WilsonLow, r.WilsonHigh, errs)
 	return hc
 }
 
