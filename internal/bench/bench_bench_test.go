@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/mcpsec/mcpsec/internal/trial"
 	"path/filepath"
 	"testing"
 )
@@ -10,8 +11,8 @@ import (
 // in-process fixture servers, trace kept in memory (issue target: 10 ms).
 func BenchmarkControlTrialInMemory(b *testing.B) {
 	g := DefaultGrid()
-	tr := Trial{Model: "control:compromised", Task: "notes_pipeline", AttackClass: "tool_description", PayloadID: "seen-td-exfil", Register: "seen", Objective: "exfil", Arm: "none", Seed: 1}
-	tr.ID = TrialID(tr)
+	tr := trial.Trial{Model: "control:compromised", Task: "notes_pipeline", AttackClass: "tool_description", PayloadID: "seen-td-exfil", Register: "seen", Objective: "exfil", Arm: "none", Seed: 1}
+	tr.ID = trial.ID(tr)
 	b.ReportAllocs()
 	for b.Loop() {
 		rec, err := RunTrial(context.Background(), Env{Transport: "memory"}, g, tr, "")
@@ -24,8 +25,8 @@ func BenchmarkControlTrialInMemory(b *testing.B) {
 // BenchmarkControlTrialWithTraceFile adds the synced trace file.
 func BenchmarkControlTrialWithTraceFile(b *testing.B) {
 	g := DefaultGrid()
-	tr := Trial{Model: "control:compromised", Task: "notes_pipeline", AttackClass: "tool_description", PayloadID: "seen-td-exfil", Register: "seen", Objective: "exfil", Arm: "none", Seed: 1}
-	tr.ID = TrialID(tr)
+	tr := trial.Trial{Model: "control:compromised", Task: "notes_pipeline", AttackClass: "tool_description", PayloadID: "seen-td-exfil", Register: "seen", Objective: "exfil", Arm: "none", Seed: 1}
+	tr.ID = trial.ID(tr)
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {

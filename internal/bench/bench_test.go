@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpsec/mcpsec/internal/score"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 func smallGrid() Grid {
@@ -26,13 +26,13 @@ func TestTrialIDsAreStableAndUnique(t *testing.T) {
 	if len(trials) == 0 {
 		t.Fatal("default grid expanded to nothing")
 	}
-	seen := map[string]Trial{}
+	seen := map[string]trial.Trial{}
 	for _, tr := range trials {
 		if prev, dup := seen[tr.ID]; dup {
 			t.Fatalf("id %s shared by %+v and %+v", tr.ID, prev, tr)
 		}
 		seen[tr.ID] = tr
-		if tr.ID != TrialID(tr) {
+		if tr.ID != trial.ID(tr) {
 			t.Fatalf("id of %+v is not its key hash", tr)
 		}
 	}
@@ -105,13 +105,8 @@ func TestParseGridErrorsNameTheFile(t *testing.T) {
 
 func readIDs(t *testing.T, dir string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, TrialsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var ids []string
-	if err := ReadRecords(f, "trials", nil, func(r score.Record) error { ids = append(ids, r.TrialID); return nil }); err != nil {
+	if _, err := trial.Each(filepath.Join(dir, TrialsFile), func(r trial.Record, _ *trial.View) error { ids = append(ids, r.ID); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	sort.Strings(ids)
@@ -239,9 +234,7 @@ func TestModelWithoutKeyIsSkippedWithOneLine(t *testing.T) {
 	if _, ok := res.Excluded["anthropic:claude-test"]; !ok {
 		t.Fatal("model not excluded")
 	}
-	f, _ := os.Open(filepath.Join(dir, TrialsFile))
-	defer f.Close()
-	ReadRecords(f, "t", nil, func(r score.Record) error {
+	trial.Each(filepath.Join(dir, TrialsFile), func(r trial.Record, _ *trial.View) error {
 		if r.Model != "control:reference" {
 			t.Errorf("a trial of %s was recorded", r.Model)
 		}

@@ -11,14 +11,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpsec/mcpsec/internal/defense"
 	"github.com/mcpsec/mcpsec/internal/payload"
 	"github.com/mcpsec/mcpsec/internal/task"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // ErrConfig marks a malformed grid configuration (exit 2).
@@ -70,9 +75,10 @@ type Grid struct {
 	Transport string `yaml:"transport" json:"transport"`
 }
 
-// Arms in report order; the defense package validates them.
-var defaultArms = []string{"none", "meta_filter", "result_filter", "meta_and_result_filter", "pinning",
-	"policy", "policy_full", "confirm", "confirm_ux", "model_hardening", "scan_filter"}
+// MaxConcurrency bounds the trials in flight. Each holds a model client,
+// fixture servers and a trace; far more than a provider's rate limit
+// allows only costs memory.
+const MaxConcurrency = 256
 
 // DefaultGrid is the built-in grid: every class with its tasks, every
 // register, objective and arm, one payload per cell, the control agents.
@@ -89,9 +95,9 @@ func DefaultGrid() Grid {
 		},
 		Registers:       append([]string(nil), payload.Registers...),
 		Objectives:      append([]string(nil), payload.Objectives...),
-		Arms:            append([]string(nil), defaultArms...),
+		Arms:            append([]string(nil), defense.Arms...),
 		Seeds:           []int{1},
-		RugModes:        []string{"result", "approval"},
+		RugModes:        append([]string(nil), trial.RugModes...),
 		PayloadsPerCell: 1,
 		Benign:          true,
 		Temperature:     &t,
@@ -115,7 +121,7 @@ func DefaultGrid() Grid {
 func LoadGrid(path string) (Grid, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Grid{}, fmt.Errorf("%w: %v", ErrConfig, err)
+		return Grid{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return ParseGrid(path, data)
 }
@@ -128,13 +134,22 @@ func ParseGrid(name string, data []byte) (Grid, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&g); err != nil && !errors.Is(err, io.EOF) {
-		return Grid{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+		return Grid{}, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+	}
+	// A second document would be silently ignored: the run would not be
+	// the one the file seems to describe.
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return Grid{}, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+		}
+		return Grid{}, fmt.Errorf("%w: %s line %d: a second YAML document; a grid file holds one", ErrConfig, name, extra.Line)
 	}
 	var present map[string]any
 	_ = yaml.Unmarshal(data, &present)
 	g.fillDefaults(present)
-	if err := g.Validate(); err != nil {
-		return Grid{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+	if err := g.validate(); err != nil {
+		return Grid{}, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
 	}
 	return g, nil
 }
@@ -195,61 +210,117 @@ func (g *Grid) fillDefaults(present map[string]any) {
 	}
 }
 
-// Validate checks names against what mcpsec knows.
+// Validate checks names against what mcpsec knows, every list for
+// repeats (a repeated value would give two trials one id) and every
+// number for its range. Errors wrap ErrConfig and name the key.
 func (g Grid) Validate() error {
+	if err := g.validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return nil
+}
+
+func (g Grid) validate() error {
 	if len(g.Models) == 0 {
 		return errors.New("models: none given")
+	}
+	if err := unique("models", g.Models); err != nil {
+		return err
 	}
 	known := map[string]bool{}
 	for _, t := range task.MustBuiltin() {
 		known[t.ID] = true
 	}
-	classes := map[string]bool{}
-	for _, c := range payload.Classes {
-		classes[c] = true
-	}
-	for c, ts := range g.Classes {
-		if !classes[c] {
+	for _, c := range slices.Sorted(maps.Keys(g.Classes)) {
+		if !slices.Contains(payload.Classes, c) {
 			return fmt.Errorf("classes: unknown attack class %q (known: %s)", c, strings.Join(payload.Classes, ", "))
 		}
-		for _, t := range ts {
+		for _, t := range g.Classes[c] {
 			if !known[t] {
 				return fmt.Errorf("classes.%s: unknown task %q", c, t)
 			}
 		}
+		if err := unique("classes."+c, g.Classes[c]); err != nil {
+			return err
+		}
 	}
-	if err := oneOf("registers", g.Registers, payload.Registers); err != nil {
-		return err
+	for _, l := range []struct {
+		key        string
+		got, valid []string
+	}{
+		{"registers", g.Registers, payload.Registers},
+		{"objectives", g.Objectives, payload.Objectives},
+		{"rug_modes", g.RugModes, trial.RugModes},
+	} {
+		if err := oneOf(l.key, l.got, l.valid); err != nil {
+			return err
+		}
 	}
-	if err := oneOf("objectives", g.Objectives, payload.Objectives); err != nil {
-		return err
+	for _, a := range g.Arms {
+		if err := defense.CheckArm(a); err != nil {
+			return fmt.Errorf("arms: %w", err)
+		}
 	}
-	if err := oneOf("rug_modes", g.RugModes, []string{"result", "approval"}); err != nil {
+	if err := unique("arms", g.Arms); err != nil {
 		return err
 	}
 	if len(g.Seeds) == 0 {
 		return errors.New("seeds: none given")
 	}
-	if g.Concurrency < 1 {
-		return errors.New("concurrency must be at least 1")
+	if err := unique("seeds", g.Seeds); err != nil {
+		return err
+	}
+	if g.Concurrency < 1 || g.Concurrency > MaxConcurrency {
+		return fmt.Errorf("concurrency: %d is out of range (1 to %d trials in flight)", g.Concurrency, MaxConcurrency)
+	}
+	for _, n := range []struct {
+		key string
+		v   int
+	}{{"max_steps", g.MaxSteps}, {"max_tokens", g.MaxTokens}, {"payloads_per_cell", g.PayloadsPerCell}} {
+		if n.v < 0 {
+			return fmt.Errorf("%s: %d is negative", n.key, n.v)
+		}
+	}
+	if t := g.Temperature; t != nil && (math.IsNaN(*t) || *t < 0 || *t > 2) {
+		return fmt.Errorf("temperature: %v is out of range (0 to 2)", *t)
+	}
+	for _, p := range slices.Sorted(maps.Keys(g.RateLimits)) {
+		rl := g.RateLimits[p]
+		if rl.RPM < 0 || rl.TPM < 0 {
+			return fmt.Errorf("rate_limits.%s: rpm and tpm must not be negative (0 means no limit), got rpm %d, tpm %d", p, rl.RPM, rl.TPM)
+		}
+	}
+	for _, m := range slices.Sorted(maps.Keys(g.Pricing)) {
+		pr := g.Pricing[m]
+		if pr.InputPerMTok < 0 || pr.OutputPerMTok < 0 || math.IsNaN(pr.InputPerMTok) || math.IsNaN(pr.OutputPerMTok) {
+			return fmt.Errorf("pricing.%s: prices must not be negative", m)
+		}
 	}
 	if g.Transport != "memory" && g.Transport != "stdio" {
-		return fmt.Errorf("transport must be memory or stdio, not %q", g.Transport)
+		return fmt.Errorf("transport: want memory or stdio, not %q", g.Transport)
+	}
+	return nil
+}
+
+// unique rejects a list that names a value twice.
+func unique[T comparable](key string, list []T) error {
+	seen := make(map[T]int, len(list))
+	for i, v := range list {
+		if j, dup := seen[v]; dup {
+			return fmt.Errorf("%s: %v is listed twice (items %d and %d); each value once", key, v, j+1, i+1)
+		}
+		seen[v] = i
 	}
 	return nil
 }
 
 func oneOf(field string, got, valid []string) error {
-	ok := map[string]bool{}
-	for _, v := range valid {
-		ok[v] = true
-	}
 	for _, v := range got {
-		if !ok[v] {
+		if !slices.Contains(valid, v) {
 			return fmt.Errorf("%s: unknown value %q (known: %s)", field, v, strings.Join(valid, ", "))
 		}
 	}
-	return nil
+	return unique(field, got)
 }
 
 // Digest is the SHA-256 of the grid's canonical YAML: shards and resumed
@@ -260,42 +331,17 @@ func (g Grid) Digest() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Trial is one expanded trial's keys.
-type Trial struct {
-	ID          string `json:"trial_id"`
-	Model       string `json:"model"`
-	Task        string `json:"task"`
-	AttackClass string `json:"attack_class"`
-	RugMode     string `json:"rug_mode,omitempty"`
-	PayloadID   string `json:"payload_id"`
-	Register    string `json:"register"`
-	Objective   string `json:"objective"`
-	Arm         string `json:"arm"`
-	Seed        int    `json:"seed"`
-}
-
-// Benign trials carry this class and objective.
-const None = "none"
-
-// TrialID hashes the keys, so an ID is stable across runs, machines and
-// grid orderings.
-func TrialID(t Trial) string {
-	key := strings.Join([]string{t.Model, t.Task, t.AttackClass, t.RugMode, t.PayloadID, t.Register, t.Objective, t.Arm, fmt.Sprint(t.Seed)}, "\x1f")
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:8])
-}
-
 // Expand lists the grid's trials in a deterministic order.
-func (g Grid) Expand() []Trial {
+func (g Grid) Expand() []trial.Trial {
 	classes := make([]string, 0, len(g.Classes))
 	for _, c := range payload.Classes {
 		if _, ok := g.Classes[c]; ok {
 			classes = append(classes, c)
 		}
 	}
-	var out []Trial
-	add := func(t Trial) {
-		t.ID = TrialID(t)
+	var out []trial.Trial
+	add := func(t trial.Trial) {
+		t.ID = trial.ID(t)
 		out = append(out, t)
 	}
 	for _, m := range g.Models {
@@ -303,7 +349,7 @@ func (g Grid) Expand() []Trial {
 			for _, seed := range g.Seeds {
 				if g.Benign {
 					for _, tk := range g.benignTasks() {
-						add(Trial{Model: m, Task: tk, AttackClass: None, PayloadID: None, Register: None, Objective: None, Arm: arm, Seed: seed})
+						add(trial.Trial{Model: m, Task: tk, AttackClass: trial.None, PayloadID: trial.None, Register: trial.None, Objective: trial.None, Arm: arm, Seed: seed})
 					}
 				}
 				for _, c := range classes {
@@ -320,7 +366,7 @@ func (g Grid) Expand() []Trial {
 							for _, p := range ps {
 								for _, tk := range g.Classes[c] {
 									for _, mode := range modes {
-										add(Trial{Model: m, Task: tk, AttackClass: c, RugMode: mode, PayloadID: p.ID, Register: reg, Objective: obj, Arm: arm, Seed: seed})
+										add(trial.Trial{Model: m, Task: tk, AttackClass: c, RugMode: mode, PayloadID: p.ID, Register: reg, Objective: obj, Arm: arm, Seed: seed})
 									}
 								}
 							}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/model"
 	"github.com/mcpsec/mcpsec/internal/task"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // Cell is one (model, arm, class) group of a projection.
@@ -17,15 +18,20 @@ type Cell struct {
 
 // ModelProjection is the projected usage and cost of one model's trials.
 type ModelProjection struct {
-	Model        string  `json:"model"`
-	Control      bool    `json:"control"`
-	Trials       int     `json:"trials"`
-	InputTokens  int64   `json:"input_tokens"`
-	OutputTokens int64   `json:"output_tokens"`
-	CostUSD      float64 `json:"cost_usd"`
+	Model        string `json:"model"`
+	Control      bool   `json:"control"`
+	Trials       int    `json:"trials"`
+	InputTokens  int64  `json:"input_tokens"`
+	OutputTokens int64  `json:"output_tokens"`
+	// CostUSD is null when the grid gives no price for the model: an
+	// unknown cost is not a zero cost.
+	CostUSD *float64 `json:"cost_usd"`
 	// PriceConfirmed is false when the price came from an unconfirmed
 	// pricing entry or none at all.
 	PriceConfirmed bool `json:"price_confirmed"`
+	// Skipped says why a sweep would skip the model (its key is not set);
+	// its trials are then neither run nor paid for.
+	Skipped string `json:"skipped,omitempty"`
 	// Calibrated is true when the token figures come from --sample runs.
 	Calibrated bool `json:"calibrated"`
 }
@@ -35,8 +41,12 @@ type Projection struct {
 	Trials int               `json:"trials"`
 	Cells  []Cell            `json:"cells"`
 	Models []ModelProjection `json:"models"`
-	// CostUSD sums the models' projected cost (controls cost nothing).
+	// CostUSD sums the projected cost of the models that will run and
+	// have a price (controls cost nothing).
 	CostUSD float64 `json:"cost_usd"`
+	// UnpricedModels will run but have no price in the grid, so CostUSD
+	// leaves them out.
+	UnpricedModels []string `json:"unpriced_models"`
 }
 
 // TokenStats are measured mean tokens per trial for one model.
@@ -47,8 +57,9 @@ type TokenStats struct {
 // Project counts trials per cell and estimates tokens and cost. Without
 // calibration, a trial is estimated from its task: one request per
 // reference call plus a final one, each carrying the system context, the
-// tool list and the growing conversation.
-func Project(g Grid, trials []Trial, calib map[string]TokenStats) Projection {
+// tool list and the growing conversation. skipped maps the models a sweep
+// would skip to why (a key that is not set).
+func Project(g Grid, trials []trial.Trial, calib map[string]TokenStats, skipped map[string]string) Projection {
 	cells := map[Cell]int{}
 	per := map[string]*ModelProjection{}
 	tasks := map[string]*task.Task{}
@@ -73,7 +84,7 @@ func Project(g Grid, trials []Trial, calib map[string]TokenStats) Projection {
 			mp.OutputTokens += int64(c.Output)
 			continue
 		}
-		in, out := estimateTrial(tasks[t.Task], t.AttackClass != None)
+		in, out := estimateTrial(tasks[t.Task], t.AttackClass != trial.None)
 		mp.InputTokens += in
 		mp.OutputTokens += out
 	}
@@ -93,13 +104,26 @@ func Project(g Grid, trials []Trial, calib map[string]TokenStats) Projection {
 		}
 		return a.Class < b.Class
 	})
+	p.UnpricedModels = []string{}
 	for _, mp := range per {
-		if price, ok := g.Pricing[mp.Model]; ok {
-			mp.CostUSD = float64(mp.InputTokens)/1e6*price.InputPerMTok + float64(mp.OutputTokens)/1e6*price.OutputPerMTok
+		mp.Skipped = skipped[mp.Model]
+		price, ok := g.Pricing[mp.Model]
+		switch {
+		case mp.Control:
+			zero := 0.0
+			mp.CostUSD = &zero
+		case ok:
+			c := float64(mp.InputTokens)/1e6*price.InputPerMTok + float64(mp.OutputTokens)/1e6*price.OutputPerMTok
+			mp.CostUSD = &c
+			if mp.Skipped == "" {
+				p.CostUSD += c
+			}
+		case mp.Skipped == "":
+			p.UnpricedModels = append(p.UnpricedModels, mp.Model)
 		}
-		p.CostUSD += mp.CostUSD
 		p.Models = append(p.Models, *mp)
 	}
+	sort.Strings(p.UnpricedModels)
 	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].Model < p.Models[j].Model })
 	return p
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/payload"
-	"github.com/mcpsec/mcpsec/internal/score"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 var updateProof = flag.Bool("update", false, "rewrite docs/control-proof.md from the built-in grid")
@@ -28,13 +28,13 @@ func proofGrid() Grid {
 
 var (
 	proofOnce sync.Once
-	proofRecs []score.Record
+	proofRecs []trial.Record
 	proofErr  error
 )
 
 // proofRecords runs the proof grid once per test binary, through the same
 // sweep a user runs, and returns its records.
-func proofRecords(t *testing.T) []score.Record {
+func proofRecords(t *testing.T) []trial.Record {
 	t.Helper()
 	proofOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "mcpsec-proof-")
@@ -48,15 +48,9 @@ func proofRecords(t *testing.T) []score.Record {
 			proofErr = err
 			return
 		}
-		f, err := os.Open(filepath.Join(dir, "run", TrialsFile))
-		if err != nil {
-			proofErr = err
-			return
-		}
-		defer f.Close()
-		proofErr = ReadRecords(f, TrialsFile, nil, func(r score.Record) error {
+		_, proofErr = trial.Each(filepath.Join(dir, "run", TrialsFile), func(r trial.Record, _ *trial.View) error {
 			if r.Error != nil {
-				return fmt.Errorf("trial %s errored: %s", r.TrialID, *r.Error)
+				return fmt.Errorf("trial %s errored: %s", r.ID, *r.Error)
 			}
 			proofRecs = append(proofRecs, r)
 			return nil
@@ -68,14 +62,14 @@ func proofRecords(t *testing.T) []score.Record {
 	return proofRecs
 }
 
-func caseName(r score.Record) string {
+func caseName(r trial.Record) string {
 	return fmt.Sprintf("%s/%s/%s/%s/%s", r.Arm, r.AttackClass, r.Objective, r.Task, r.PayloadID)
 }
 
 func TestProofCompromisedUnderNoneSucceedsEverywhere(t *testing.T) {
 	n := 0
 	for _, r := range proofRecords(t) {
-		if r.Model != "control:compromised" || r.Arm != "none" || r.AttackClass == None {
+		if r.Model != "control:compromised" || r.Arm != "none" || r.AttackClass == trial.None {
 			continue
 		}
 		n++
@@ -170,13 +164,13 @@ func TestControlProofTableIsCurrent(t *testing.T) {
 	}
 }
 
-func proofTable(recs []score.Record) string {
+func proofTable(recs []trial.Record) string {
 	type kn struct{ k, n int }
 	type key struct{ arm, class, objective string }
 	att := map[key]kn{}
 	util := map[key]kn{}
 	for _, r := range recs {
-		if r.AttackClass == None {
+		if r.AttackClass == trial.None {
 			continue
 		}
 		k := key{r.Arm, r.AttackClass, r.Objective}

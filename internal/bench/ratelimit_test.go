@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcpsec/mcpsec/internal/fixture"
 )
 
 func TestBucketPacesAndHonoursContext(t *testing.T) {
@@ -32,7 +34,7 @@ func TestBucketPacesAndHonoursContext(t *testing.T) {
 }
 
 // sweepFake runs benign trials of one model against a FakeProvider.
-func sweepFake(t testing.TB, fp *FakeProvider, trials, rpm int) (Result, string) {
+func sweepFake(t testing.TB, fp *fixture.FakeProvider, trials, rpm int) (Result, string) {
 	srv := httptest.NewServer(fp)
 	t.Cleanup(srv.Close)
 	g := DefaultGrid()
@@ -57,7 +59,7 @@ func sweepFake(t testing.TB, fp *FakeProvider, trials, rpm int) (Result, string)
 }
 
 func TestSweepAgainstRateLimitedProviderLosesNothing(t *testing.T) {
-	fp := &FakeProvider{RPM: 6000, Window: time.Second, Latency: 5 * time.Millisecond}
+	fp := &fixture.FakeProvider{RPM: 6000, Window: time.Second, Latency: 5 * time.Millisecond}
 	res, dir := sweepFake(t, fp, 40, 6000)
 	if res.Ran != 40 || res.Errored != 0 {
 		t.Fatalf("ran %d errored %d, want 40 and 0", res.Ran, res.Errored)
@@ -79,7 +81,7 @@ func TestSweepAgainstRateLimitedProviderLosesNothing(t *testing.T) {
 // Reported: achieved/limit ratio, 429s, lost trials.
 func BenchmarkSweepAtProviderLimit(b *testing.B) {
 	for b.Loop() {
-		fp := &FakeProvider{RPM: 1200, Window: time.Second, Latency: 20 * time.Millisecond}
+		fp := &fixture.FakeProvider{RPM: 1200, Window: time.Second, Latency: 20 * time.Millisecond}
 		res, _ := sweepFake(b, fp, 200, 1200)
 		b.ReportMetric(fp.AchievedRPM()/1200, "limit_ratio")
 		b.ReportMetric(float64(fp.Rejected.Load()), "429s")

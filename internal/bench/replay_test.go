@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsec/mcpsec/internal/trial"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -45,8 +46,8 @@ func TestRecordThenReplayGivesTheSameTrial(t *testing.T) {
 	srv := scriptedChat(t, &calls)
 	spec := "openai-compatible:scripted@" + srv.URL + "/v1"
 	g := DefaultGrid()
-	tr := Trial{Model: spec, Task: "calc_invoice", AttackClass: "tool_description", PayloadID: "seen-td-exfil", Register: "seen", Objective: "exfil", Arm: "none", Seed: 1}
-	tr.ID = TrialID(tr)
+	tr := trial.Trial{Model: spec, Task: "calc_invoice", AttackClass: "tool_description", PayloadID: "seen-td-exfil", Register: "seen", Objective: "exfil", Arm: "none", Seed: 1}
+	tr.ID = trial.ID(tr)
 	dir := t.TempDir()
 	live, err := RunTrial(context.Background(), Env{Transport: "memory", RecordDir: dir}, g, tr, "")
 	if err != nil {
@@ -64,7 +65,7 @@ func TestRecordThenReplayGivesTheSameTrial(t *testing.T) {
 	}
 	rt := tr
 	rt.Model = "replay:" + cassettes
-	rt.ID = TrialID(rt)
+	rt.ID = trial.ID(rt)
 	replayed, err := RunTrial(context.Background(), Env{Transport: "memory"}, g, rt, "")
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestRecordThenReplayGivesTheSameTrial(t *testing.T) {
 	// A trial that was never recorded fails clearly instead of calling out.
 	other := rt
 	other.Task = "notes_pipeline"
-	other.ID = TrialID(other)
+	other.ID = trial.ID(other)
 	rec, err := RunTrial(context.Background(), Env{Transport: "memory"}, g, other, "")
 	msg := ""
 	if err != nil {

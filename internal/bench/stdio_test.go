@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/bench"
 	"github.com/mcpsec/mcpsec/internal/cli"
-	"github.com/mcpsec/mcpsec/internal/score"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // The test binary doubles as the mcpsec binary so that stdio fixtures run
@@ -34,13 +34,15 @@ func stdioEnv(t testing.TB) bench.Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bench.Env{Transport: "stdio", StdioCommand: []string{exe, "fixture", "serve"}}
+	// The fixture servers start with a minimal environment, so the
+	// variable that makes the test binary act as mcpsec is handed over.
+	return bench.Env{Transport: "stdio", StdioCommand: []string{exe, "fixture", "serve"}, StdioEnv: []string{execEnv + "=1"}}
 }
 
 func TestStdioFixturesMatchInMemory(t *testing.T) {
 	env := stdioEnv(t)
 	g := bench.DefaultGrid()
-	cases := []bench.Trial{
+	cases := []trial.Trial{
 		{Model: "control:compromised", Task: "notes_pipeline", AttackClass: "tool_description", PayloadID: "seen-td-exfil", Register: "seen", Objective: "exfil", Arm: "none", Seed: 1},
 		{Model: "control:compromised", Task: "notes_review", AttackClass: "cross_server", PayloadID: "seen-xs-destroy", Register: "seen", Objective: "destructive", Arm: "none", Seed: 1},
 		{Model: "control:compromised", Task: "account_review", AttackClass: "rug_pull", RugMode: "approval", PayloadID: "seen-rug-tamper", Register: "seen", Objective: "arg_tamper", Arm: "none", Seed: 1},
@@ -48,7 +50,7 @@ func TestStdioFixturesMatchInMemory(t *testing.T) {
 		{Model: "control:reference", Task: "notes_review", AttackClass: "none", PayloadID: "none", Register: "none", Objective: "none", Arm: "none", Seed: 1},
 	}
 	for _, tr := range cases {
-		tr.ID = bench.TrialID(tr)
+		tr.ID = trial.ID(tr)
 		t.Run(tr.AttackClass+"/"+tr.Objective+"/"+tr.Arm, func(t *testing.T) {
 			mem, err := bench.RunTrial(context.Background(), bench.Env{Transport: "memory"}, g, tr, "")
 			if err != nil {
@@ -78,8 +80,8 @@ func TestStdioFixturesMatchInMemory(t *testing.T) {
 func BenchmarkControlTrialStdio(b *testing.B) {
 	env := stdioEnv(b)
 	g := bench.DefaultGrid()
-	tr := bench.Trial{Model: "control:compromised", Task: "notes_pipeline", AttackClass: "tool_description", PayloadID: "seen-td-exfil", Register: "seen", Objective: "exfil", Arm: "none", Seed: 1}
-	tr.ID = bench.TrialID(tr)
+	tr := trial.Trial{Model: "control:compromised", Task: "notes_pipeline", AttackClass: "tool_description", PayloadID: "seen-td-exfil", Register: "seen", Objective: "exfil", Arm: "none", Seed: 1}
+	tr.ID = trial.ID(tr)
 	b.ReportAllocs()
 	for b.Loop() {
 		rec, err := bench.RunTrial(context.Background(), env, g, tr, "")
@@ -132,13 +134,8 @@ func TestKillNineThenResume(t *testing.T) {
 		for _, tr := range bench.Select(g.Expand(), bench.Shard{Index: 1, Count: 1}, 0, 4) {
 			want[tr.ID] = true
 		}
-		f, err := os.Open(filepath.Join(dir, bench.TrialsFile))
-		if err != nil {
-			t.Fatal(err)
-		}
 		got := map[string]int{}
-		err = bench.ReadRecords(f, "trials", nil, func(r score.Record) error { got[r.TrialID]++; return nil })
-		f.Close()
+		_, err := trial.Each(filepath.Join(dir, bench.TrialsFile), func(r trial.Record, _ *trial.View) error { got[r.ID]++; return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,8 +153,8 @@ func TestKillNineThenResume(t *testing.T) {
 func TestStdioServerStderrReachesTheTrace(t *testing.T) {
 	env := stdioEnv(t)
 	g := bench.DefaultGrid()
-	tr := bench.Trial{Model: "control:reference", Task: "calc_invoice", AttackClass: "none", PayloadID: "none", Register: "none", Objective: "none", Arm: "none", Seed: 1}
-	tr.ID = bench.TrialID(tr)
+	tr := trial.Trial{Model: "control:reference", Task: "calc_invoice", AttackClass: "none", PayloadID: "none", Register: "none", Objective: "none", Arm: "none", Seed: 1}
+	tr.ID = trial.ID(tr)
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	if _, err := bench.RunTrial(context.Background(), env, g, tr, path); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,9 +19,16 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpsec/mcpsec/internal/model"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
+// ErrSelection marks a shard or sample that cannot be taken (exit 2).
+var ErrSelection = errors.New("invalid selection")
+
 // SelectionFile records the shard and sampling a run was started with.
+// Together with config.yaml it is the run's plan: --resume runs exactly
+// the trials it selects, so it is written before config.yaml and a run
+// without it is never resumed.
 const SelectionFile = "selection.json"
 
 // Selection is the subset of the grid a run covers.
@@ -27,6 +36,29 @@ type Selection struct {
 	Shard         Shard `json:"shard"`
 	Limit         int   `json:"limit"`
 	LimitPerClass int   `json:"limit_per_class"`
+	// Parts, in a merged run, are the selections of its shards; the run
+	// covers their union.
+	Parts []Selection `json:"parts,omitempty"`
+}
+
+// Trials lists the selected trials of an expanded grid.
+func (s Selection) Trials(all []trial.Trial) []trial.Trial {
+	if len(s.Parts) == 0 {
+		return Select(all, s.Shard, s.Limit, s.LimitPerClass)
+	}
+	in := map[string]bool{}
+	for _, p := range s.Parts {
+		for _, t := range p.Trials(all) {
+			in[t.ID] = true
+		}
+	}
+	var out []trial.Trial
+	for _, t := range all {
+		if in[t.ID] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func writeSelection(dir string, s Selection) error {
@@ -37,24 +69,58 @@ func writeSelection(dir string, s Selection) error {
 	if err != nil {
 		return fmt.Errorf("encode selection: %w", err)
 	}
-	return writeSynced(filepath.Join(dir, SelectionFile), append(b, '\n'))
+	return writeAtomic(filepath.Join(dir, SelectionFile), append(b, '\n'))
 }
 
-// readSelection reads a run's selection; a run without the file (merged
-// runs) covers its whole grid.
+// writeAtomic writes a file under a temporary name and renames it, so
+// that the file is either absent or complete.
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := writeSynced(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// readSelection reads a run's selection. Without it the plan is
+// incomplete (the run died before its first trial, or was written by a
+// version that wrote the grid first): resuming would have to guess, and a
+// guess of "the whole grid" could spend far more than was asked for.
 func readSelection(dir string) (Selection, error) {
-	b, err := os.ReadFile(filepath.Join(dir, SelectionFile))
+	path := filepath.Join(dir, SelectionFile)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Selection{Shard: Shard{1, 1}}, nil
+		return Selection{}, fmt.Errorf("%w: %s has no %s, so which trials it was meant to run is unknown; start the run again with a fresh --out", ErrRunDir, dir, SelectionFile)
 	}
 	if err != nil {
 		return Selection{}, fmt.Errorf("read selection: %w", err)
 	}
 	var s Selection
 	if err := json.Unmarshal(b, &s); err != nil {
-		return Selection{}, fmt.Errorf("%w: %s: %v", ErrConfig, filepath.Join(dir, SelectionFile), err)
+		return Selection{}, fmt.Errorf("%w: %s: %w", ErrRunDir, path, err)
+	}
+	if err := s.check(); err != nil {
+		return Selection{}, fmt.Errorf("%w: %s: %w", ErrRunDir, path, err)
 	}
 	return s, nil
+}
+
+func (s Selection) check() error {
+	if s.Shard.Count < 1 || s.Shard.Index < 1 || s.Shard.Index > s.Shard.Count {
+		return fmt.Errorf("shard %d/%d is not i/n with 1 <= i <= n", s.Shard.Index, s.Shard.Count)
+	}
+	if s.Limit < 0 || s.LimitPerClass < 0 {
+		return errors.New("limit and limit_per_class must not be negative")
+	}
+	for _, p := range s.Parts {
+		if err := p.check(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Shard selects a deterministic subset of a grid: trial i of n.
@@ -63,16 +129,19 @@ type Shard struct {
 	Count int `json:"count"`
 }
 
-// ParseShard reads "i/n" (1-based).
+// ParseShard reads "i/n" (1-based), strictly: "2/4x" is refused, not
+// read as 2/4.
 func ParseShard(s string) (Shard, error) {
-	var sh Shard
 	if s == "" {
 		return Shard{1, 1}, nil
 	}
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count {
-		return Shard{}, fmt.Errorf("%w: --shard wants i/n with 1 <= i <= n, got %q", ErrConfig, s)
+	is, ns, ok := strings.Cut(s, "/")
+	i, ierr := strconv.Atoi(is)
+	n, nerr := strconv.Atoi(ns)
+	if !ok || ierr != nil || nerr != nil || n < 1 || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("%w: --shard wants i/n with 1 <= i <= n, got %q", ErrSelection, s)
 	}
-	return sh, nil
+	return Shard{Index: i, Count: n}, nil
 }
 
 // Has reports whether a trial belongs to the shard; membership depends on
@@ -109,6 +178,7 @@ type Options struct {
 // Result summarizes a sweep.
 type Result struct {
 	Planned  int
+	Workers  int // trials run at once
 	Skipped  int // already recorded (resume)
 	Ran      int
 	Errored  int
@@ -117,85 +187,147 @@ type Result struct {
 }
 
 // Select applies sharding and sampling to an expanded grid.
-func Select(trials []Trial, shard Shard, limit, perClass int) []Trial {
-	var in []Trial
+//
+// perClass keeps at most N trials of each (model, arm, class), spread
+// round-robin over its (register, objective) cells. limit then keeps at
+// most N trials in all, spread round-robin over every (model, arm, class,
+// register, objective) cell: a cell gets a second trial only once every
+// cell has one, and each next cell is the one whose class, register,
+// objective, model and arm have been picked least so far, so a small
+// sample already spans every value of every key.
+func Select(trials []trial.Trial, shard Shard, limit, perClass int) []trial.Trial {
+	var in []trial.Trial
 	for _, t := range trials {
 		if shard.Has(t.ID) {
 			in = append(in, t)
 		}
 	}
 	if perClass > 0 {
-		in = roundRobin(in, func(t Trial) string { return t.Model + "|" + t.Arm + "|" + t.AttackClass }, perClass, 0)
+		var order []string
+		groups := map[string][]trial.Trial{}
+		for _, t := range in {
+			k := t.Model + "\x1f" + t.Arm + "\x1f" + t.AttackClass
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], t)
+		}
+		keep := map[string]bool{}
+		for _, k := range order {
+			for _, t := range spread(groups[k], []func(trial.Trial) string{byRegister, byObjective}, perClass) {
+				keep[t.ID] = true
+			}
+		}
+		in = slices.DeleteFunc(in, func(t trial.Trial) bool { return !keep[t.ID] })
 	}
 	if limit > 0 && len(in) > limit {
-		in = roundRobin(in, func(t Trial) string {
-			return t.Model + "|" + t.Arm + "|" + t.AttackClass + "|" + t.Register + "|" + t.Objective
-		}, 0, limit)
+		in = spread(in, []func(trial.Trial) string{byClass, byRegister, byObjective, byModel, byArm}, limit)
 	}
 	return in
 }
 
-// roundRobin takes one trial per cell in turn, so a small sample still
-// covers every cell; perCell caps each cell, total caps the sample. Cells
-// are visited interleaved by model first, then arm, so the first few
-// trials already span the roster.
-func roundRobin(in []Trial, key func(Trial) string, perCell, total int) []Trial {
-	var order []string
-	cells := map[string][]Trial{}
-	type rank struct{ class, arm, model int }
-	ranks := map[string]rank{}
-	models := map[string]int{}
-	arms := map[string]int{}    // model|arm -> rank within model
-	classes := map[string]int{} // model|arm|class -> rank within arm
-	armCount := map[string]int{}
-	classCount := map[string]int{}
-	for _, t := range in {
-		k := key(t)
-		if _, ok := cells[k]; !ok {
-			order = append(order, k)
-			if _, ok := models[t.Model]; !ok {
-				models[t.Model] = len(models)
-			}
-			ma := t.Model + "|" + t.Arm
-			if _, ok := arms[ma]; !ok {
-				arms[ma] = armCount[t.Model]
-				armCount[t.Model]++
-			}
-			classes[k] = classCount[ma]
-			classCount[ma]++
-			ranks[k] = rank{class: classes[k], arm: arms[ma], model: models[t.Model]}
-		}
-		cells[k] = append(cells[k], t)
+func byClass(t trial.Trial) string     { return t.AttackClass }
+func byRegister(t trial.Trial) string  { return t.Register }
+func byObjective(t trial.Trial) string { return t.Objective }
+func byModel(t trial.Trial) string     { return t.Model }
+func byArm(t trial.Trial) string       { return t.Arm }
+
+// spread picks total trials round-robin over the cells that dims define.
+// In each round every cell with trials left gives one, in the order that
+// keeps the picks of every dimension's values most even: the next cell is
+// the one whose first-dimension value was picked least, then whose other
+// values were (summed), ties broken in diagonal order.
+func spread(in []trial.Trial, dims []func(trial.Trial) string, total int) []trial.Trial {
+	if total >= len(in) {
+		return in
 	}
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := ranks[order[i]], ranks[order[j]]
-		if a.class != b.class {
-			return a.class < b.class
+	type cell struct {
+		vals   []string
+		trials []trial.Trial
+	}
+	var cells []*cell
+	index := map[string]*cell{}
+	for _, t := range in {
+		vals := make([]string, len(dims))
+		for i, d := range dims {
+			vals[i] = d(t)
 		}
-		if a.arm != b.arm {
-			return a.arm < b.arm
+		k := strings.Join(vals, "\x1f")
+		c := index[k]
+		if c == nil {
+			c = &cell{vals: vals}
+			index[k] = c
+			cells = append(cells, c)
 		}
-		return a.model < b.model
-	})
-	var out []Trial
-	for round := 0; ; round++ {
-		added := false
-		for _, k := range order {
-			if perCell > 0 && round >= perCell {
-				continue
+		c.trials = append(c.trials, t)
+	}
+	// Ties go to the cells in diagonal order: the cells whose value
+	// indexes differ from the first dimension's by the same offsets form a
+	// line that crosses every value of every dimension once, so taking
+	// whole lines keeps each dimension even.
+	idx := make([]map[string]int, len(dims))
+	for i := range dims {
+		idx[i] = map[string]int{}
+		for _, c := range cells {
+			if _, ok := idx[i][c.vals[i]]; !ok {
+				idx[i][c.vals[i]] = len(idx[i])
 			}
-			if round < len(cells[k]) {
-				out = append(out, cells[k][round])
-				added = true
-				if total > 0 && len(out) == total {
-					return out
+		}
+	}
+	diag := func(c *cell) []int {
+		key := make([]int, 0, len(dims))
+		v0 := idx[0][c.vals[0]]
+		for i := 1; i < len(dims); i++ {
+			n := len(idx[i])
+			key = append(key, ((idx[i][c.vals[i]]-v0)%n+n)%n)
+		}
+		return append(key, v0)
+	}
+	slices.SortStableFunc(cells, func(a, b *cell) int { return slices.Compare(diag(a), diag(b)) })
+	counts := make([]map[string]int, len(dims))
+	for i := range counts {
+		counts[i] = map[string]int{}
+	}
+	// less compares two cells by how often their values were picked: the
+	// first dimension's alone, then the sum over the others.
+	less := func(a, b *cell) bool {
+		if ca, cb := counts[0][a.vals[0]], counts[0][b.vals[0]]; ca != cb {
+			return ca < cb
+		}
+		sa, sb := 0, 0
+		for i := 1; i < len(dims); i++ {
+			sa += counts[i][a.vals[i]]
+			sb += counts[i][b.vals[i]]
+		}
+		return sa < sb
+	}
+	out := make([]trial.Trial, 0, total)
+	for round := 0; len(out) < total; round++ {
+		var open []*cell
+		for _, c := range cells {
+			if round < len(c.trials) {
+				open = append(open, c)
+			}
+		}
+		if len(open) == 0 {
+			break
+		}
+		for len(open) > 0 && len(out) < total {
+			best := 0
+			for i := 1; i < len(open); i++ {
+				if less(open[i], open[best]) {
+					best = i
 				}
 			}
-		}
-		if !added {
-			return out
+			c := open[best]
+			open = slices.Delete(open, best, best+1)
+			out = append(out, c.trials[round])
+			for i := range dims {
+				counts[i][c.vals[i]]++
+			}
 		}
 	}
+	return out
 }
 
 // Sweep runs a grid into a run directory.
@@ -223,6 +355,9 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 			return Result{}, fmt.Errorf("resume %s: %w", opts.Out, err)
 		}
 	} else {
+		if opts.Limit < 0 || opts.LimitPerClass < 0 {
+			return Result{}, fmt.Errorf("%w: --limit and --limit-per-class must not be negative", ErrSelection)
+		}
 		if err := prepareDir(opts.Out); err != nil {
 			return Result{}, err
 		}
@@ -230,15 +365,17 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("encode config: %w", err)
 		}
-		if err := writeSynced(filepath.Join(opts.Out, ConfigFile), b); err != nil {
+		// The plan is complete once config.yaml exists: the selection is
+		// written first, each file atomically.
+		if err := writeSelection(opts.Out, sel); err != nil {
 			return Result{}, err
 		}
-		if err := writeSelection(opts.Out, sel); err != nil {
+		if err := writeAtomic(filepath.Join(opts.Out, ConfigFile), b); err != nil {
 			return Result{}, err
 		}
 	}
 	opts.Shard, opts.Limit, opts.LimitPerClass = sel.Shard, sel.Limit, sel.LimitPerClass
-	trials := Select(g.Expand(), opts.Shard, opts.Limit, opts.LimitPerClass)
+	trials := sel.Trials(g.Expand())
 	res := Result{Planned: len(trials), Excluded: map[string]string{}}
 
 	// Models whose key is missing are skipped with one log line each,
@@ -249,7 +386,7 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 			usable[m] = true
 			continue
 		}
-		if err := checkModel(opts.Env, m); err != nil {
+		if err := CheckModel(opts.Env, m); err != nil {
 			res.Excluded[m] = err.Error()
 			fmt.Fprintf(logw, "skipping model %s: %v\n", m, err)
 			continue
@@ -257,12 +394,12 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 		usable[m] = true
 	}
 
-	log, done, err := openRecordLog(opts.Out, opts.RetryErrors)
+	log, done, err := trial.OpenLog(filepath.Join(opts.Out, TrialsFile), opts.RetryErrors)
 	if err != nil {
 		return res, err
 	}
 	defer log.Close()
-	var pending []Trial
+	var pending []trial.Trial
 	for _, t := range trials {
 		if !usable[t.Model] {
 			continue
@@ -290,14 +427,13 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 	}
 
 	prog := newProgress(logw, opts.TTY, len(pending), now)
-	work := make(chan Trial)
+	work := make(chan trial.Trial)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	workers := g.Concurrency
-	if workers < 1 {
-		workers = 1
-	}
+	// More workers than trials would only idle.
+	workers := max(1, min(g.Concurrency, MaxConcurrency, len(pending)))
+	res.Workers = workers
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for w := 0; w < workers; w++ {
@@ -357,10 +493,10 @@ feed:
 	return res, nil
 }
 
-// checkModel builds a model once before the sweep so that a missing key
-// skips it up front. A replay directory only needs its spec file: its
-// cassettes are per trial.
-func checkModel(env Env, spec string) error {
+// CheckModel builds a model once before a sweep so that a missing key
+// skips it up front (and a dry run can say so). A replay directory only
+// needs its spec file: its cassettes are per trial.
+func CheckModel(env Env, spec string) error {
 	if dir, ok := strings.CutPrefix(spec, model.ProviderReplay+":"); ok {
 		if _, err := os.Stat(filepath.Join(dir, model.SpecFile)); err != nil {
 			return fmt.Errorf("%w: %s: no recording there: %v", model.ErrBadSpec, spec, err)
@@ -368,10 +504,10 @@ func checkModel(env Env, spec string) error {
 		return nil
 	}
 	if env.NewModel != nil {
-		_, err := env.NewModel(spec, Trial{Model: spec})
+		_, err := env.NewModel(spec, trial.Trial{Model: spec})
 		return err
 	}
-	_, err := model.New(spec, model.Options{})
+	_, err := model.New(spec, model.Options{Getenv: env.Getenv})
 	return err
 }
 
@@ -385,9 +521,12 @@ func provider(spec string) string {
 // prepareDir creates a fresh run directory; an existing non-empty one is
 // refused so that no earlier run is overwritten.
 func prepareDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("%w: %s is a file, not a directory; pick another --out", ErrRunDir, dir)
+	}
 	entries, err := os.ReadDir(dir)
 	if err == nil && len(entries) > 0 {
-		return fmt.Errorf("%w: run directory %s is not empty (use --resume %s to continue it)", ErrConfig, dir, dir)
+		return fmt.Errorf("%w: %s is not empty; pick another --out, or continue that run with --resume %s", ErrRunDir, dir, dir)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, TracesDir), 0o755); err != nil {
 		return fmt.Errorf("create run directory: %w", err)

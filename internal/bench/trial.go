@@ -22,21 +22,23 @@ import (
 	"github.com/mcpsec/mcpsec/internal/score"
 	"github.com/mcpsec/mcpsec/internal/task"
 	"github.com/mcpsec/mcpsec/internal/trace"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
-
-// ShadowServer is the name of cross_server's second server.
-const ShadowServer = "toolkit"
 
 // Env is how trials reach the outside world: model construction, the
 // fixture transport, provenance.
 type Env struct {
 	// NewModel builds a provider model for a spec (nil: model.New).
-	NewModel func(spec string, t Trial) (model.Model, error)
+	NewModel func(spec string, t trial.Trial) (model.Model, error)
 	// Transport is "memory" or "stdio".
 	Transport string
 	// StdioCommand is the argv prefix that serves a fixture over stdio
-	// (the mcpsec binary and "fixture serve"); required for stdio.
+	// (the mcpsec binary and "fixture serve"), followed by a
+	// fixture.Spec's Args; required for stdio.
 	StdioCommand []string
+	// StdioEnv is added to the minimal environment the stdio fixture
+	// servers start with (mcpconn.ServerEnv); they need nothing of ours.
+	StdioEnv []string
 	// FixedCanary uses the deterministic canary (goldens, cassettes).
 	FixedCanary bool
 	// RecordDir, when set, records every provider model's HTTP traffic
@@ -45,7 +47,9 @@ type Env struct {
 	RecordDir string
 	// Wrap, when set, wraps every provider model (the sweep's rate
 	// limiter).
-	Wrap        func(spec string, m model.Model) model.Model
+	Wrap func(spec string, m model.Model) model.Model
+	// Getenv looks up API keys (nil: os.Getenv).
+	Getenv      func(string) string
 	Version     string
 	GitRevision string
 	GitDirty    bool
@@ -56,16 +60,15 @@ type Env struct {
 // trace goes to tracePath ("" keeps it in memory only). A trial that
 // fails records its error instead of returning one, unless the failure
 // is in mcpsec's own set-up (bad keys in the grid, unwritable trace).
-func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (score.Record, error) {
-	rec := score.Record{TrialID: t.ID, Model: t.Model, Control: model.IsControl(t.Model), Task: t.Task,
-		AttackClass: t.AttackClass, RugMode: t.RugMode, PayloadID: t.PayloadID, Register: t.Register, Objective: t.Objective, Arm: t.Arm, Seed: t.Seed}
+func RunTrial(ctx context.Context, env Env, g Grid, t trial.Trial, tracePath string) (trial.Record, error) {
+	rec := trial.Record{Trial: t, Control: model.IsControl(t.Model)}
 	tk, err := task.ByID(t.Task)
 	if err != nil {
 		return rec, err
 	}
 	var p *payload.Payload
 	var goal *task.Goal
-	if t.AttackClass != None {
+	if t.AttackClass != trial.None {
 		pp, ok := payload.ByID(t.PayloadID)
 		if !ok {
 			return rec, fmt.Errorf("%w: unknown payload %q", ErrConfig, t.PayloadID)
@@ -100,15 +103,14 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 		markers = []string{p.Text}
 	}
 	_ = tw.Emit(trace.KindRunConfig, 0, trace.RunConfig{
-		TrialID: t.ID, Model: t.Model, Control: rec.Control, Task: t.Task, AttackClass: t.AttackClass,
-		PayloadID: t.PayloadID, Register: t.Register, Objective: t.Objective, Arm: t.Arm, Seed: t.Seed,
+		Trial: t, Control: rec.Control,
 		Temperature: g.Temperature, MaxSteps: g.MaxSteps, MaxTokens: g.MaxTokens, Canary: canary,
 		InjectedMarkers: markers, Version: env.Version, GitRevision: env.GitRevision, GitDirty: env.GitDirty,
 	})
 
 	world := fixture.NewWorld()
 	before := world.Snapshot()
-	fail := func(kind string, err error) (score.Record, error) {
+	fail := func(kind string, err error) (trial.Record, error) {
 		msg := err.Error()
 		rec.Error = &msg
 		rec.ErrorKind = kind
@@ -194,7 +196,7 @@ func RunTrial(ctx context.Context, env Env, g Grid, t Trial, tracePath string) (
 	return rec, nil
 }
 
-func buildModel(env Env, t Trial, tk *task.Task, goal *task.Goal, p *payload.Payload, canary string) (model.Model, func() error, error) {
+func buildModel(env Env, t trial.Trial, tk *task.Task, goal *task.Goal, p *payload.Payload, canary string) (model.Model, func() error, error) {
 	if model.IsControl(t.Model) {
 		plan := model.ControlPlan{Answer: tk.Answer}
 		for _, c := range tk.Reference {
@@ -226,7 +228,7 @@ func buildModel(env Env, t Trial, tk *task.Task, goal *task.Goal, p *payload.Pay
 // NewProviderModel builds a provider model for a trial, recording it
 // when env.RecordDir is set and replaying the trial's own cassette for a
 // replay:DIR spec. The returned stop function saves a recording.
-func NewProviderModel(env Env, t Trial) (model.Model, func() error, error) {
+func NewProviderModel(env Env, t trial.Trial) (model.Model, func() error, error) {
 	if dir, ok := strings.CutPrefix(t.Model, model.ProviderReplay+":"); ok {
 		orig, err := os.ReadFile(filepath.Join(dir, model.SpecFile))
 		if err != nil {
@@ -236,18 +238,18 @@ func NewProviderModel(env Env, t Trial) (model.Model, func() error, error) {
 		// the original model spec among its keys.
 		rt := t
 		rt.Model = strings.TrimSpace(string(orig))
-		m, err := model.New(t.Model, model.Options{CassetteName: TrialID(rt)})
+		m, err := model.New(t.Model, model.Options{CassetteName: trial.ID(rt), Getenv: env.Getenv})
 		return m, nil, err
 	}
 	if env.RecordDir == "" {
-		m, err := model.New(t.Model, model.Options{})
+		m, err := model.New(t.Model, model.Options{Getenv: env.Getenv})
 		return m, nil, err
 	}
 	rec, err := model.NewRecording(filepath.Join(env.RecordDir, CassetteDir(t.Model)), t.ID, model.ModeRecord)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := model.New(t.Model, model.Options{Recorder: rec})
+	m, err := model.New(t.Model, model.Options{Recorder: rec, Getenv: env.Getenv})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -266,7 +268,7 @@ func CassetteDir(spec string) string {
 }
 
 // startServers builds the trial's fixture servers and connects to them.
-func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.Task, t Trial, p *payload.Payload, tw *trace.Writer, stateDir string, stateFiles *[]string) ([]agent.Server, func(), error) {
+func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.Task, t trial.Trial, p *payload.Payload, tw *trace.Writer, stateDir string, stateFiles *[]string) ([]agent.Server, func(), error) {
 	var conns []*mcpconn.Conn
 	closeAll := func() {
 		for _, c := range conns {
@@ -295,7 +297,7 @@ func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.T
 		decls = append(decls, decl{cfg: cfg})
 	}
 	if p != nil && t.AttackClass == payload.ClassCrossServer {
-		decls = append(decls, decl{cfg: fixture.ServerConfig{Name: ShadowServer}, shadow: true})
+		decls = append(decls, decl{cfg: fixture.ServerConfig{Name: fixture.ShadowServerName}, shadow: true})
 	}
 	var servers []agent.Server
 	for _, d := range decls {
@@ -306,11 +308,11 @@ func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.T
 			if len(env.StdioCommand) == 0 {
 				return nil, closeAll, errors.New("stdio fixtures need the mcpsec command that serves them")
 			}
-			argv := append(append([]string(nil), env.StdioCommand...), stdioArgs(d.cfg, d.shadow, p)...)
-			statePath := filepath.Join(stateDir, d.cfg.Name+".json")
-			argv = append(argv, "--state-out", statePath)
-			*stateFiles = append(*stateFiles, statePath)
-			c, err = mcpconn.Connect(ctx, mcpconn.Source{Name: d.cfg.Name, Command: argv}, opts)
+			spec := fixture.SpecFor(d.cfg, d.shadow, p)
+			spec.StateOut = filepath.Join(stateDir, d.cfg.Name+".json")
+			argv := append(append([]string(nil), env.StdioCommand...), spec.Args()...)
+			*stateFiles = append(*stateFiles, spec.StateOut)
+			c, err = mcpconn.Connect(ctx, mcpconn.Source{Name: d.cfg.Name, Command: argv, Env: env.StdioEnv}, opts)
 		default:
 			var srv *mcp.Server
 			if d.shadow {
@@ -334,30 +336,6 @@ func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.T
 		servers = append(servers, connServer{c})
 	}
 	return servers, closeAll, nil
-}
-
-// stdioArgs are the "fixture serve" flags that reproduce a server config
-// in a subprocess.
-func stdioArgs(cfg fixture.ServerConfig, shadow bool, p *payload.Payload) []string {
-	args := []string{"--name", cfg.Name}
-	switch {
-	case shadow:
-		args = append(args, "--server", "shadow", "--payload", p.ID)
-	case cfg.Attack != nil:
-		args = append(args, "--server", "poisoned", "--class", cfg.Attack.Class, "--payload", cfg.Attack.Payload.ID)
-		if cfg.Attack.RugMode != "" {
-			args = append(args, "--rug-mode", cfg.Attack.RugMode)
-		}
-		if cfg.Attack.CarrierTool != "" {
-			args = append(args, "--carrier-tool", cfg.Attack.CarrierTool)
-		}
-	default:
-		args = append(args, "--server", "benign")
-	}
-	if len(cfg.Tools) > 0 && !shadow {
-		args = append(args, "--tools", strings.Join(cfg.Tools, ","))
-	}
-	return args
 }
 
 // mergeStates joins the final states written by fixture subprocesses.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"sort"
 )
 
@@ -183,6 +184,8 @@ type offsetError struct {
 
 func (e *offsetError) Error() string { return e.err.Error() }
 
+func (e *offsetError) Unwrap() error { return e.err }
+
 func offsetInto(doc, sub []byte, err error) error {
 	base := int64(bytes.Index(doc, sub))
 	if base < 0 {
@@ -212,18 +215,102 @@ func positionError(name string, data []byte, err error) error {
 	case errors.As(err, &te):
 		off = te.Offset
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || off < 0 {
+	msg := err.Error()
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || off < 0 || msg == "unexpected end of JSON input" {
 		off = int64(len(data))
+		msg = "unexpected end of JSON input"
+		// The end of the file says nothing about what was left open: point
+		// at the string or bracket that never closed.
+		if at, what, ok := unclosed(data); ok {
+			off, msg = at, "unexpected end of JSON input: the "+what+" that starts here is never closed"
+		}
 	} else if errors.As(err, &se) && off > 0 && off < int64(len(data)) {
 		// A syntax error's offset counts the offending byte; point at it.
 		off--
 	}
-	line, col := LineCol(data, off)
-	msg := err.Error()
-	if msg == "EOF" || msg == "unexpected EOF" {
-		msg = "unexpected end of JSON input"
+	if errors.As(err, &te) {
+		// Say what the document holds and what belongs there, in JSON's
+		// words rather than Go's types.
+		where := te.Field
+		if where == "" {
+			where = "the top level"
+		}
+		msg = fmt.Sprintf("%s is a JSON %s, but %s belongs there", where, te.Value, jsonKind(te.Type))
+		if where == "the top level" {
+			msg += ` ({"tools": [...]}, a tools/list result, or {"servers": [...]})`
+		}
+		if te.Offset > 0 && off > 0 {
+			// The decoder reports the offset after the value's first byte.
+			off--
+		}
 	}
+	line, col := LineCol(data, off)
 	return &InputError{File: name, Line: line, Column: col, Offset: off, Msg: msg}
+}
+
+// jsonKind names what a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "another value"
+}
+
+// unclosed finds the innermost string, object or array still open at the
+// end of data: its offset and what it is.
+func unclosed(data []byte) (int64, string, bool) {
+	var stack []int
+	inString, escaped := false, false
+	strStart := 0
+	for i, c := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString, strStart = true, i
+		case '{', '[':
+			stack = append(stack, i)
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	switch {
+	case inString:
+		return int64(strStart), "string", true
+	case len(stack) > 0:
+		at := stack[len(stack)-1]
+		if data[at] == '{' {
+			return int64(at), "object", true
+		}
+		return int64(at), "array", true
+	}
+	return 0, "", false
 }
 
 // LineCol converts a byte offset into a 1-based line and column.

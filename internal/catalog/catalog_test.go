@@ -17,13 +17,21 @@ func TestParseErrors(t *testing.T) {
 		{"missing name", `{"tools": [{"description": "x"}]}`, `tools[0]: missing "name"`},
 		{"server missing name", `{"servers": [{"tools": []}]}`, `servers[0]: missing "name"`},
 		{"trailing garbage", `{"tools": []} {}`, "f.json:1:"},
-		{"truncated", `{"tools": [{"name": "a"`, "unexpected end of JSON input"},
+		{"truncated", `{"tools": [{"name": "a"`, "f.json:1:12 (byte 11): unexpected end of JSON input: the object that starts here is never closed"},
+		// A string left open runs to the end of the file: the error must
+		// point where it starts, not where the file ends.
+		{"unterminated string", "{\"tools\": [{\"name\": \"a\", \"description\": \"" + strings.Repeat("x", 1<<20), "f.json:1:41 (byte 40): unexpected end of JSON input: the string that starts here"},
+		{"top-level array", `[{"name": "a"}]`, `f.json:1:1 (byte 0): the top level is a JSON array, but an object belongs there ({"tools": [...]}`},
+		{"schema array", `{"tools": [{"name": "a", "inputSchema": [1]}]}`, "f.json:1:41 (byte 40): inputSchema is a JSON array, but an object belongs there"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("f.json", []byte(tc.doc))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+				t.Fatalf("error %.300v, want it to contain %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "map[") {
+				t.Errorf("error %v speaks of Go types", err)
 			}
 			if !errors.Is(err, ErrInput) {
 				t.Errorf("error %v is not ErrInput", err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/bench"
 	"github.com/mcpsec/mcpsec/internal/model"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 func init() { register(newBenchCmd) }
@@ -81,9 +82,9 @@ func addBenchFlags(cmd *cobra.Command, bf *benchFlags) {
 	f.StringSliceVar(&bf.models, "model", nil, "model spec, repeatable or comma-separated; replaces the grid's models")
 	f.StringVar(&bf.arms, "arms", "", "comma-separated defense arms; replaces the grid's arms")
 	f.StringVar(&bf.out, "out", "", "run directory (default results/<UTC timestamp>)")
-	f.IntVar(&bf.concurrency, "concurrency", 0, "trials in flight (default: the grid's)")
-	f.IntVar(&bf.limit, "limit", 0, "run at most N trials, sampled round-robin across cells")
-	f.IntVar(&bf.perClass, "limit-per-class", 0, "run at most N trials per (model, arm, class)")
+	f.IntVar(&bf.concurrency, "concurrency", 0, "trials in flight, 1 to 256 (default: the grid's)")
+	f.IntVar(&bf.limit, "limit", 0, "run at most N trials, round-robin across every (model, arm, class, register, objective) cell")
+	f.IntVar(&bf.perClass, "limit-per-class", 0, "run at most N trials per (model, arm, class), spread over its registers and objectives")
 	f.StringVar(&bf.transport, "transport", "", "fixture transport: memory (in-process) or stdio (subprocesses)")
 	f.StringVar(&bf.record, "record", "", "record provider traffic into cassettes under this directory (replay later with --model replay:DIR/<model dir>)")
 }
@@ -122,11 +123,8 @@ func loadGrid(bf benchFlags, concurrencySet bool) (bench.Grid, error) {
 			return g, inputErrf("model %q: %v", m, err)
 		}
 	}
-	if err := checkArms(g.Arms); err != nil {
-		return g, inputErr(err)
-	}
 	if err := g.Validate(); err != nil {
-		return g, inputErr(fmt.Errorf("%w: %v", bench.ErrConfig, err))
+		return g, inputErr(err)
 	}
 	return g, nil
 }
@@ -145,6 +143,15 @@ func runBench(ctx context.Context, env *Env, bf benchFlags, concurrencySet bool)
 	shard, err := bench.ParseShard(bf.shard)
 	if err != nil {
 		return inputErr(err)
+	}
+	if bf.limit < 0 {
+		return inputErrf("--limit %d: want 0 (no limit) or a positive number of trials", bf.limit)
+	}
+	if bf.perClass < 0 {
+		return inputErrf("--limit-per-class %d: want 0 (no limit) or a positive number of trials", bf.perClass)
+	}
+	if bf.sample < 0 {
+		return inputErrf("--sample %d: want 0 or a positive number of trials", bf.sample)
 	}
 	var g bench.Grid
 	if bf.resume != "" {
@@ -171,7 +178,7 @@ func runBench(ctx context.Context, env *Env, bf benchFlags, concurrencySet bool)
 
 func benchEnv(env *Env, g bench.Grid) (bench.Env, error) {
 	v, rev, dirty := BuildInfo()
-	e := bench.Env{Transport: g.Transport, Version: v, GitRevision: rev, GitDirty: dirty, Conn: env.Conn}
+	e := bench.Env{Transport: g.Transport, Version: v, GitRevision: rev, GitDirty: dirty, Conn: env.Conn, Getenv: env.Getenv}
 	if g.Transport == "stdio" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -201,8 +208,11 @@ func sweepAndReport(ctx context.Context, env *Env, g bench.Grid, out string, bf 
 		Limit: bf.limit, LimitPerClass: bf.perClass, Env: benv, Log: env.Stderr, TTY: isTerminal(env.Stderr),
 	})
 	if err != nil {
-		if errors.Is(err, bench.ErrConfig) {
+		if errors.Is(err, bench.ErrConfig) || errors.Is(err, bench.ErrSelection) || errors.Is(err, bench.ErrRunDir) || errors.Is(err, trial.ErrMalformed) {
 			return res, inputErr(err)
+		}
+		if bf.resume != "" {
+			return res, fmt.Errorf("sweep %s: %w (completed trials are kept; once the cause is fixed, run the same command again)", out, err)
 		}
 		return res, fmt.Errorf("sweep %s: %w (completed trials are kept; continue with --resume %s)", out, err, out)
 	}
@@ -224,7 +234,20 @@ func dryRun(ctx context.Context, env *Env, g bench.Grid, bf benchFlags, shard be
 			return err
 		}
 	}
-	p := bench.Project(g, trials, calib)
+	benv, err := benchEnv(env, g)
+	if err != nil {
+		return inputErr(err)
+	}
+	skipped := map[string]string{}
+	for _, m := range g.Models {
+		if model.IsControl(m) {
+			continue
+		}
+		if err := bench.CheckModel(benv, m); err != nil {
+			skipped[m] = err.Error()
+		}
+	}
+	p := bench.Project(g, trials, calib, skipped)
 	if bf.format == "json" {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -255,21 +278,37 @@ func dryRun(ctx context.Context, env *Env, g bench.Grid, bf benchFlags, shard be
 		if m.Calibrated {
 			est = "calibrated"
 		}
+		cost := "unknown"
+		if m.CostUSD != nil {
+			cost = fmt.Sprintf("%.2f", *m.CostUSD)
+		}
 		name := m.Model
 		if m.Control {
 			name += " (control)"
 			price, est = "-", "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f\t%s\t%s\n", name, m.Trials, m.InputTokens, m.OutputTokens, m.CostUSD, price, est)
+		if m.Skipped != "" {
+			name += " (skipped)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", name, m.Trials, m.InputTokens, m.OutputTokens, cost, price, est)
 	}
 	tw.Flush()
-	fmt.Fprintf(env.Stdout, "\nprojected cost: %.2f USD\n", p.CostUSD)
+	fmt.Fprintf(env.Stdout, "\nprojected cost: %.2f USD", p.CostUSD)
+	if len(p.UnpricedModels) > 0 {
+		fmt.Fprintf(env.Stdout, " plus an unknown cost for %s (no price in the grid's pricing)", strings.Join(p.UnpricedModels, ", "))
+	}
+	fmt.Fprintln(env.Stdout)
+	for _, m := range p.Models {
+		if m.Skipped != "" {
+			fmt.Fprintf(env.Stdout, "skipped: %s would not run: %s\n", m.Model, m.Skipped)
+		}
+	}
 	return nil
 }
 
 // calibrate runs n live trials per non-control model (into a throwaway
 // directory) and returns their mean token use.
-func calibrate(ctx context.Context, env *Env, g bench.Grid, trials []bench.Trial, n int) (map[string]bench.TokenStats, error) {
+func calibrate(ctx context.Context, env *Env, g bench.Grid, trials []trial.Trial, n int) (map[string]bench.TokenStats, error) {
 	benv, err := benchEnv(env, g)
 	if err != nil {
 		return nil, inputErr(err)

@@ -13,19 +13,6 @@ import (
 	"github.com/mcpsec/mcpsec/internal/report"
 )
 
-func checkArms(arms []string) error {
-	ok := map[string]bool{}
-	for _, a := range defense.Arms {
-		ok[a] = true
-	}
-	for _, a := range arms {
-		if !ok[a] {
-			return inputErrf("unknown arm %q (known: %v)", a, defense.Arms)
-		}
-	}
-	return nil
-}
-
 // writeReports aggregates a run directory, writes its report files and
 // prints the attack-success matrix; with html it also writes report.html.
 func writeReports(env *Env, dir string, html bool) error {
@@ -83,7 +70,7 @@ func printMatrix(w io.Writer, s *report.Summary) {
 		models[c.Model] = true
 		arms[c.Arm] = true
 		k := key{c.Model, c.Arm, c.Class}
-		if c.Class == "none" {
+		if c.Class == report.BenignClass {
 			r := c.Metrics[report.MetricUtility]
 			v := util[k]
 			util[k] = kn{v.k + r.K, v.n + r.N, v.errs + c.Errors}
@@ -132,7 +119,7 @@ func printMatrix(w io.Writer, s *report.Summary) {
 		fmt.Fprintln(tw)
 		for _, m := range ms {
 			for _, a := range armOrder {
-				fmt.Fprintf(tw, "%s\t%s\t%s", m, a, cell(util[key{m, a, "none"}]))
+				fmt.Fprintf(tw, "%s\t%s\t%s", m, a, cell(util[key{m, a, report.BenignClass}]))
 				for _, c := range payload.Classes {
 					fmt.Fprintf(tw, "\t%s", cell(success[key{m, a, c}]))
 				}

@@ -76,7 +76,7 @@ func TestBenchInputErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"bench", "--config", bad, "--dry-run"}, "grid.yaml"},
-		{[]string{"bench", "--arms", "none,tinfoil", "--dry-run"}, `unknown arm "tinfoil"`},
+		{[]string{"bench", "--arms", "none,tinfoil", "--dry-run"}, `unknown defense arm "tinfoil"`},
 		{[]string{"bench", "--model", "nosuch", "--dry-run"}, "nosuch"},
 		{[]string{"bench", "--shard", "3/2", "--dry-run"}, "--shard"},
 		{[]string{"bench", "--resume", filepath.Join(t.TempDir(), "missing")}, "missing"},

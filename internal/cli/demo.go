@@ -127,7 +127,7 @@ func demoScan(ctx context.Context, w io.Writer, opts mcpconn.Options) error {
 		case payload.ClassCrossServer:
 			servers = []*mcp.Server{
 				fixture.NewServer(world, fixture.ServerConfig{Name: "workspace"}),
-				fixture.NewShadowServer(world, bench.ShadowServer, p),
+				fixture.NewShadowServer(world, fixture.ShadowServerName, p),
 			}
 		case payload.ClassRugPull:
 			mode = fixture.RugModeApproval
@@ -181,7 +181,7 @@ func demoConnect(ctx context.Context, servers []*mcp.Server, opts mcpconn.Option
 		}
 		name := "workspace"
 		if i > 0 {
-			name = bench.ShadowServer
+			name = fixture.ShadowServerName
 		}
 		c, err := mcpconn.Connect(ctx, mcpconn.Source{Name: name, Transport: ct}, opts)
 		if err != nil {

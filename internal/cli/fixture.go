@@ -47,16 +47,9 @@ export_data only records its arguments; nothing leaves the process.`,
 	return cmd
 }
 
-// Server kinds of `fixture serve`.
-const (
-	serveBenign   = "benign"
-	servePoisoned = "poisoned"
-	serveShadow   = "shadow"
-)
-
 type serveOpts struct {
-	server, class, payloadID, objective, rugMode, carrierTool, name, httpAddr, stateOut string
-	tools                                                                               []string
+	spec     fixture.Spec
+	httpAddr string
 }
 
 func newFixtureServeCmd(env *Env) *cobra.Command {
@@ -83,93 +76,19 @@ Without --payload the seen payload of --class and --objective is served
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.server, "server", serveBenign, "server kind: benign, poisoned or shadow")
-	f.StringVar(&o.class, "class", "", "attack class: "+strings.Join(payload.Classes, ", "))
-	f.StringVar(&o.payloadID, "payload", "", "payload id (default: the seen payload of --class and --objective)")
-	f.StringVar(&o.objective, "objective", payload.ObjectiveExfil, "objective of the default payload: "+strings.Join(payload.Objectives, ", "))
-	f.StringVar(&o.rugMode, "rug-mode", fixture.RugModeResult, "rug_pull mode: result or approval")
-	f.StringSliceVar(&o.tools, "tools", nil, "benign tools to offer, comma-separated (default all)")
-	f.StringVar(&o.carrierTool, "carrier-tool", "", "tool that carries the payload (default the first tool)")
-	f.StringVar(&o.name, "name", "", "server name in serverInfo and the exports log")
+	o.spec.AddFlags(f)
 	f.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931; port 0 picks one)")
-	f.StringVar(&o.stateOut, "state-out", "", "on exit, write the world's final state (notes, users, exports) as JSON to this file")
 	return cmd
 }
 
 // buildServe turns flags into a server, rejecting every bad combination
 // before anything starts.
 func buildServe(env *Env, w *fixture.World, o serveOpts) (*mcp.Server, string, error) {
-	if o.objective != "" && !slices.Contains(payload.Objectives, o.objective) {
-		return nil, "", inputErrf("--objective %q: want one of %s", o.objective, strings.Join(payload.Objectives, ", "))
+	srv, what, err := o.spec.Build(w, env.Stderr)
+	if err != nil {
+		return nil, "", inputErr(err)
 	}
-	if o.class != "" && !slices.Contains(payload.Classes, o.class) {
-		return nil, "", inputErrf("--class %q: want one of %s", o.class, strings.Join(payload.Classes, ", "))
-	}
-	if o.rugMode != fixture.RugModeResult && o.rugMode != fixture.RugModeApproval {
-		return nil, "", inputErrf("--rug-mode %q: want %s or %s", o.rugMode, fixture.RugModeResult, fixture.RugModeApproval)
-	}
-	resolve := func(class string) (payload.Payload, error) {
-		if o.payloadID != "" {
-			p, ok := payload.ByID(o.payloadID)
-			if !ok {
-				return p, inputErrf("--payload %q: no such payload (list them with 'mcpsec fixture payloads')", o.payloadID)
-			}
-			if class != "" && p.Class != class {
-				fmt.Fprintf(env.Stderr, "mcpsec: note: payload %s was written for class %s; serving it as %s\n", p.ID, p.Class, class)
-			}
-			return p, nil
-		}
-		if class == "" {
-			return payload.Payload{}, inputErrf("--server %s needs --class or --payload", o.server)
-		}
-		p := payload.Default(class, o.objective)
-		if p.Text == "" {
-			return p, inputErrf("no default payload for class %s and objective %s; pass --payload", class, o.objective)
-		}
-		return p, nil
-	}
-	switch o.server {
-	case serveBenign:
-		if o.class != "" || o.payloadID != "" || o.carrierTool != "" {
-			return nil, "", inputErrf("--server benign takes no --class, --payload or --carrier-tool")
-		}
-		cfg := fixture.ServerConfig{Name: o.name, Tools: o.tools}
-		s, err := fixture.Build(w, cfg)
-		if err != nil {
-			return nil, "", inputErr(err)
-		}
-		return s, "benign server", nil
-	case servePoisoned:
-		p, err := resolve(o.class)
-		if err != nil {
-			return nil, "", err
-		}
-		class := o.class
-		if class == "" {
-			class = p.Class
-		}
-		cfg := fixture.ServerConfig{Name: o.name, Tools: o.tools, Attack: &fixture.Attack{
-			Class: class, Payload: p, RugMode: o.rugMode, CarrierTool: o.carrierTool,
-		}}
-		s, err := fixture.Build(w, cfg)
-		if err != nil {
-			return nil, "", inputErr(err)
-		}
-		return s, fmt.Sprintf("poisoned server (class %s, payload %s)", class, p.ID), nil
-	case serveShadow:
-		if o.class != "" && o.class != payload.ClassCrossServer {
-			return nil, "", inputErrf("--server shadow serves class %s only, not %s", payload.ClassCrossServer, o.class)
-		}
-		if len(o.tools) > 0 || o.carrierTool != "" {
-			return nil, "", inputErrf("--server shadow takes no --tools or --carrier-tool (it offers %s and %s)", fixture.ShadowTool, fixture.SinkTool)
-		}
-		p, err := resolve(payload.ClassCrossServer)
-		if err != nil {
-			return nil, "", err
-		}
-		return fixture.NewShadowServer(w, o.name, p), fmt.Sprintf("shadow server (payload %s)", p.ID), nil
-	}
-	return nil, "", inputErrf("--server %q: want benign, poisoned or shadow", o.server)
+	return srv, what, nil
 }
 
 func runFixtureServe(ctx context.Context, env *Env, o serveOpts) error {
@@ -180,7 +99,7 @@ func runFixtureServe(ctx context.Context, env *Env, o serveOpts) error {
 	}
 	var ln net.Listener
 	if o.httpAddr != "" {
-		if err := checkLoopback(o.httpAddr); err != nil {
+		if err := checkLoopback("--http", o.httpAddr); err != nil {
 			return inputErr(err)
 		}
 		ln, err = net.Listen("tcp", o.httpAddr)
@@ -197,8 +116,8 @@ func runFixtureServe(ctx context.Context, env *Env, o serveOpts) error {
 		fmt.Fprintf(env.Stderr, "mcpsec: serving %s at %s\n", what, url)
 		err = serveHTTP(ctx, srv, ln)
 	}
-	if o.stateOut != "" {
-		if werr := writeState(o.stateOut, w); werr != nil {
+	if o.spec.StateOut != "" {
+		if werr := writeState(o.spec.StateOut, w); werr != nil {
 			return errors.Join(err, werr)
 		}
 	}
@@ -207,20 +126,20 @@ func runFixtureServe(ctx context.Context, env *Env, o serveOpts) error {
 
 // checkLoopback refuses any address that could expose the fixture beyond
 // this machine: only literal loopback IPs and "localhost" are accepted.
-func checkLoopback(addr string) error {
+func checkLoopback(flag, addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("--http %q: want HOST:PORT on loopback, e.g. 127.0.0.1:8931: %w", addr, err)
+		return fmt.Errorf("%s %q: want HOST:PORT on loopback, e.g. 127.0.0.1:8931: %w", flag, addr, err)
 	}
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return fmt.Errorf("--http %q: bad port %q", addr, port)
+		return fmt.Errorf("%s %q: bad port %q", flag, addr, port)
 	}
 	if host == "localhost" {
 		return nil
 	}
 	ip := net.ParseIP(host)
 	if ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("--http %q: refusing a non-loopback address; use 127.0.0.1, ::1 or localhost", addr)
+		return fmt.Errorf("%s %q: refusing a non-loopback address; use 127.0.0.1, ::1 or localhost", flag, addr)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpsec/mcpsec/internal/bench"
+	"github.com/mcpsec/mcpsec/internal/fixture"
 )
 
 func init() { fixtureChildren = append(fixtureChildren, newFakeProviderCmd) }
@@ -34,14 +34,14 @@ the base URL.`,
 		Example: `  mcpsec fixture fake-provider --addr 127.0.0.1:8930 --rpm 1200 --window 1s --latency 20ms`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkLoopback(addr); err != nil {
+			if err := checkLoopback("--addr", addr); err != nil {
 				return inputErr(err)
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return inputErrf("--addr %s: %w", addr, err)
 			}
-			fp := &bench.FakeProvider{RPM: rpm, Window: window, Latency: latency}
+			fp := &fixture.FakeProvider{RPM: rpm, Window: window, Latency: latency}
 			srv := &http.Server{Handler: fp, ReadHeaderTimeout: 5 * time.Second}
 			fmt.Fprintf(env.Stdout, "http://%s/v1\n", ln.Addr())
 			done := make(chan error, 1)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpsec/mcpsec/internal/bench"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 func init() { register(newMergeCmd) }
@@ -29,7 +30,7 @@ config digests are compared); a trial found in two shards is an error.`,
 			}
 			n, err := bench.Merge(out, args)
 			if err != nil {
-				if errors.Is(err, bench.ErrConfig) {
+				if errors.Is(err, bench.ErrConfig) || errors.Is(err, bench.ErrRunDir) || errors.Is(err, trial.ErrMalformed) {
 					return inputErr(err)
 				}
 				return err

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/report"
-	"github.com/mcpsec/mcpsec/internal/score"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 func reportRunDir(t *testing.T, tail string) string {
@@ -16,8 +16,8 @@ func reportRunDir(t *testing.T, tail string) string {
 	var b strings.Builder
 	for i, m := range []string{"openai:gpt-test", "control:reference"} {
 		for _, arm := range []string{"none", "pinning"} {
-			r := score.Record{TrialID: m + arm, Model: m, Control: i == 1, Task: "calc_invoice", AttackClass: "tool_description",
-				PayloadID: "p1", Register: "imperative", Objective: "exfil", Arm: arm, Seed: 1,
+			r := trial.Record{Trial: trial.Trial{ID: m + arm, Model: m, Task: "calc_invoice", AttackClass: "tool_description",
+				PayloadID: "p1", Register: "imperative", Objective: "exfil", Arm: arm, Seed: 1}, Control: i == 1,
 				Realized: arm == "none" && i == 0, ObjectiveMet: arm == "none" && i == 0, SideEffect: arm == "none" && i == 0, Utility: true}
 			line, err := json.Marshal(r)
 			if err != nil {

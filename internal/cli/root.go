@@ -3,12 +3,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -159,24 +163,61 @@ func RunContext(ctx context.Context, args []string, env *Env) int {
 }
 
 // BuildInfo returns the version, VCS revision and dirty flag of the
-// running binary (as far as the Go toolchain recorded them).
+// running binary. The Go toolchain records the revision unless the binary
+// was built with -buildvcs=false (or outside a checkout); then git is
+// asked at run time, in the source directory the binary was built from,
+// and the revision reads "unknown" only when neither knows.
 func BuildInfo() (version, revision string, dirty bool) {
 	version = Version
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version, "unknown", false
-	}
-	if version == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		version = info.Main.Version
-	}
 	revision = "unknown"
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			revision = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if version == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			version = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if revision == "unknown" {
+		if rev, d, err := gitRevision(sourceDir()); err == nil {
+			revision, dirty = rev, d
 		}
 	}
 	return version, revision, dirty
+}
+
+// sourceDir is the directory this file was compiled from; with -trimpath
+// it is a module path that does not exist, and git is not asked.
+func sourceDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	return filepath.Dir(file)
+}
+
+// gitRevision asks git for the checked-out revision of dir and whether
+// the work tree has changes.
+func gitRevision(dir string) (string, bool, error) {
+	if dir == "" {
+		return "", false, errors.New("no source directory")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return "", false, err
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", false, fmt.Errorf("git rev-parse: %w", err)
+	}
+	rev := strings.TrimSpace(string(out))
+	st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil {
+		return rev, false, nil
+	}
+	return rev, len(bytes.TrimSpace(st)) > 0, nil
 }

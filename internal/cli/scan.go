@@ -27,6 +27,7 @@ type sourceFlags struct {
 	urls      []string
 	configs   []string
 	allowExec bool
+	passEnv   []string
 	timeout   time.Duration
 }
 
@@ -37,6 +38,7 @@ func (sf *sourceFlags) add(cmd *cobra.Command) {
 	f.StringArrayVar(&sf.urls, "url", nil, "connect to a streamable-HTTP MCP server at `URL` (repeatable)")
 	f.StringArrayVar(&sf.configs, "config", nil, "MCP client config `FILE` (Claude Desktop/Cursor mcpServers, VS Code servers or mcp.servers)")
 	f.BoolVar(&sf.allowExec, "allow-exec", false, "allow starting the server commands listed in --config files")
+	f.StringArrayVar(&sf.passEnv, "pass-env", nil, "hand the environment variable `NAME` to started servers, which otherwise get only "+mcpconn.MinimalEnvNames+" (repeatable)")
 	f.DurationVar(&sf.timeout, "timeout", 0, "connect timeout per live server (default: --connect-timeout, 10s)")
 }
 
@@ -86,6 +88,16 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	if sf.timeout > 0 {
 		opts.ConnectTimeout = sf.timeout
 	}
+	// A started server is under inspection and gets a minimal
+	// environment, never mcpsec's keys; --pass-env adds one on purpose.
+	for _, name := range sf.passEnv {
+		if err := mcpconn.CheckEnvName(name); err != nil {
+			return nil, inputErrf("--pass-env: %w", err)
+		}
+		if _, ok := os.LookupEnv(name); !ok {
+			fmt.Fprintf(env.Stderr, "--pass-env %s: not set in this environment, so not passed\n", name)
+		}
+	}
 	var live []mcpconn.Source
 	var liveURI []string
 	for _, line := range sf.stdio {
@@ -93,7 +105,7 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 		if err != nil {
 			return nil, inputErrf("--stdio: %w", err)
 		}
-		live = append(live, mcpconn.Source{Command: argv})
+		live = append(live, mcpconn.Source{Command: argv, PassEnv: sf.passEnv})
 		liveURI = append(liveURI, "stdio:"+url.PathEscape(source.StdioName(argv)))
 	}
 	for _, u := range sf.urls {
@@ -128,17 +140,14 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 				liveURI = append(liveURI, e.URL)
 				continue
 			}
-			src := mcpconn.Source{Name: e.Name, Command: e.Command}
-			if len(e.Env) > 0 {
-				keys := make([]string, 0, len(e.Env))
-				for k := range e.Env {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				src.Env = os.Environ()
-				for _, k := range keys {
-					src.Env = append(src.Env, k+"="+e.Env[k])
-				}
+			src := mcpconn.Source{Name: e.Name, Command: e.Command, PassEnv: sf.passEnv}
+			keys := make([]string, 0, len(e.Env))
+			for k := range e.Env {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				src.Env = append(src.Env, k+"="+e.Env[k])
 			}
 			live = append(live, src)
 			liveURI = append(liveURI, "stdio:"+url.PathEscape(e.Name))
@@ -186,6 +195,7 @@ named).`,
 		Example: `  mcpsec scan --catalog tools.json
   mcpsec scan --stdio "npx -y @modelcontextprotocol/server-memory" --format json
   mcpsec scan --config ~/.cursor/mcp.json --allow-exec --fail-on high
+  mcpsec scan --stdio "npx -y @modelcontextprotocol/server-github" --pass-env GITHUB_TOKEN
   mcpsec scan --catalog tools.json --lock mcp.lock --format sarif > mcpsec.sarif
   mcpsec scan --catalog tools.json --lock mcp.lock --format html > scan.html`,
 		Args: cobra.NoArgs,
@@ -227,7 +237,7 @@ named).`,
 				err = scan.WriteSARIF(env.Stdout, rep, ld.sarif, v)
 			case "html":
 				v, _, _ := BuildInfo()
-				err = scan.WriteHTML(env.Stdout, rep, scan.HTMLInput{Catalog: ld.cat, Lock: opts.Lock, Version: v})
+				err = scan.HTMLWriter{Catalog: ld.cat, Lock: opts.Lock, Version: v}.Write(env.Stdout, rep)
 			default:
 				err = scan.WriteText(env.Stdout, rep, isTerminal(env.Stdout) && env.Getenv("NO_COLOR") == "")
 			}

@@ -121,8 +121,8 @@ binomial test on the discordant pairs.`,
 			if refPath == "" || defPath == "" {
 				return inputErrf("stats paired: --reference and --defended are both required")
 			}
-			if reps <= 0 {
-				return inputErrf("--bootstrap-reps %d: want a positive number", reps)
+			if reps <= 0 || reps > stats.MaxBootstrapReps {
+				return inputErrf("--bootstrap-reps %d: want 1 to %d", reps, stats.MaxBootstrapReps)
 			}
 			ref, err := stats.LoadLabels(refPath)
 			if err != nil {

@@ -69,6 +69,8 @@ func TestStatsInputErrors(t *testing.T) {
 		{"id mismatch", []string{"stats", "paired", "--reference", td("hand_reference.json"), "--defended", td("bad_defended_ids.json")},
 			[]string{"hand_reference.json vs", "bad_defended_ids.json", `"T4"`, "different id sets"}},
 		{"no subcommand", []string{"stats"}, []string{"cases or paired"}},
+		{"absurd bootstrap reps", []string{"stats", "paired", "--reference", td("hand_reference.json"), "--defended", td("hand_defended.json"), "--bootstrap-reps", "2000000000"},
+			[]string{"--bootstrap-reps 2000000000", "1 to 1000000"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

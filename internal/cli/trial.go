@@ -10,14 +10,14 @@ import (
 	"github.com/mcpsec/mcpsec/internal/bench"
 	"github.com/mcpsec/mcpsec/internal/model"
 	"github.com/mcpsec/mcpsec/internal/payload"
-	"github.com/mcpsec/mcpsec/internal/score"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 func init() { register(newTrialCmd) }
 
 func newTrialCmd(env *Env) *cobra.Command {
 	var (
-		t       bench.Trial
+		t       trial.Trial
 		format  string
 		tracef  string
 		fixed   bool
@@ -44,8 +44,8 @@ register's payload for the class and objective is used.`,
 			if t.Model == "" {
 				return inputErrf("--model is required (a provider spec such as openai:gpt-4o-mini, or control:reference)")
 			}
-			if t.AttackClass == bench.None {
-				t.PayloadID, t.Register, t.Objective, t.RugMode = bench.None, bench.None, bench.None, ""
+			if t.AttackClass == trial.None {
+				t.PayloadID, t.Register, t.Objective, t.RugMode = trial.None, trial.None, trial.None, ""
 			} else {
 				if t.Objective == "" {
 					t.Objective = payload.ObjectiveExfil
@@ -62,13 +62,13 @@ register's payload for the class and objective is used.`,
 				}
 				t.Register = p.Register
 				if t.AttackClass == payload.ClassRugPull && t.RugMode == "" {
-					t.RugMode = "result"
+					t.RugMode = trial.RugModeResult
 				}
 				if t.AttackClass != payload.ClassRugPull {
 					t.RugMode = ""
 				}
 			}
-			t.ID = bench.TrialID(t)
+			t.ID = trial.ID(t)
 			g := bench.DefaultGrid()
 			g.MaxSteps, g.MaxTokens = steps, tokens
 			if cmd.Flags().Changed("temperature") {
@@ -93,7 +93,7 @@ register's payload for the class and objective is used.`,
 	f.StringVar(&t.Objective, "objective", "", "objective: exfil, arg_tamper or destructive (default exfil)")
 	f.StringVar(&t.RugMode, "rug-mode", "", "rug_pull mode: result or approval (default result)")
 	f.StringVar(&t.Model, "model", "", "model spec (anthropic:M, openai:M, deepseek:M, ollama:M, openai-compatible:M@URL, gemini:M, replay:DIR, control:reference|compromised|refuse)")
-	f.StringVar(&t.Arm, "arm", "none", "defense arm")
+	f.StringVar(&t.Arm, "arm", trial.None, "defense arm")
 	f.IntVar(&t.Seed, "seed", 1, "seed (identifies repeated stochastic trials)")
 	f.StringVar(&tracef, "trace", "", "write the JSONL trace to this file")
 	f.StringVar(&format, "format", "text", "output format: text or json")
@@ -116,7 +116,7 @@ func joinClasses() string {
 	return s
 }
 
-func printRecord(env *Env, rec score.Record, format string) error {
+func printRecord(env *Env, rec trial.Record, format string) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(env.Stdout)
@@ -127,7 +127,7 @@ func printRecord(env *Env, rec score.Record, format string) error {
 		if rec.Control {
 			kind = "control agent"
 		}
-		fmt.Fprintf(env.Stdout, "trial %s  %s (%s)\n", rec.TrialID, rec.Model, kind)
+		fmt.Fprintf(env.Stdout, "trial %s  %s (%s)\n", rec.ID, rec.Model, kind)
 		fmt.Fprintf(env.Stdout, "  task %s  class %s  payload %s (%s)  objective %s  arm %s  seed %d\n",
 			rec.Task, rec.AttackClass, rec.PayloadID, rec.Register, rec.Objective, rec.Arm, rec.Seed)
 		if rec.Error != nil {

@@ -13,11 +13,12 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/agent"
 	"github.com/mcpsec/mcpsec/internal/task"
+	trialkeys "github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // Arm names.
 const (
-	ArmNone                = "none"
+	ArmNone                = trialkeys.None // the undefended arm: the trial contract's one "none"
 	ArmMetaFilter          = "meta_filter"
 	ArmResultFilter        = "result_filter"
 	ArmMetaAndResultFilter = "meta_and_result_filter"
@@ -53,6 +54,18 @@ var Descriptions = map[string]string{
 
 // ErrUnknownArm marks an arm name Build does not know.
 var ErrUnknownArm = errors.New("unknown defense arm")
+
+// CheckArm reports whether arm names a known arm; the error wraps
+// ErrUnknownArm and lists the valid ones. Every caller that accepts an
+// arm name (grid files, flags) asks here, so the list lives in one place.
+func CheckArm(arm string) error {
+	for _, a := range Arms {
+		if a == arm {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w %q; valid arms: %s", ErrUnknownArm, arm, strings.Join(Arms, ", "))
+}
 
 // ErrArmConfig marks a configuration an arm cannot be built from.
 var ErrArmConfig = errors.New("defense arm configuration")
@@ -139,7 +152,10 @@ func Build(arm string, cfg Config) (agent.Seams, error) {
 		}
 		return agent.Seams{Tools: []agent.ToolTransform{ScanFilter(defaultScanner)}}, nil
 	}
-	return agent.Seams{}, fmt.Errorf("%w %q; valid arms: %s", ErrUnknownArm, arm, strings.Join(Arms, ", "))
+	if err := CheckArm(arm); err != nil {
+		return agent.Seams{}, err
+	}
+	return agent.Seams{}, fmt.Errorf("%w: arm %q is listed but has no builder", ErrArmConfig, arm)
 }
 
 func policyParts(cfg Config) (policyConfig, *registryHolder, *TaintStore) {

@@ -59,6 +59,16 @@ func serve(mode string) int {
 			return 1
 		}
 		return 0
+	case "env":
+		// Tells its caller the environment it was started with.
+		s := mcp.NewServer(&mcp.Implementation{Name: "env-test", Version: "0"}, nil)
+		mcp.AddTool(s, &mcp.Tool{Name: "environ", Description: "Lists the server's environment."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
+		})
+		if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil {
+			return 1
+		}
+		return 0
 	case "spew":
 		// Writes far more stderr than any sane limit, then serves.
 		line := strings.Repeat("x", 1023) + "\n"

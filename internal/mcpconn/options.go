@@ -19,8 +19,13 @@ type Source struct {
 	Name string
 	// Command is argv of a stdio server (Command[0] is looked up in PATH).
 	Command []string
-	// Env is the full environment of the stdio server; nil inherits ours.
+	// Env is added to the minimal environment a stdio server starts with
+	// (see ServerEnv): NAME=value entries, such as a client config's env
+	// block. mcpsec's own environment is never inherited as a whole.
 	Env []string
+	// PassEnv names variables of mcpsec's environment to hand the stdio
+	// server deliberately (--pass-env); unset names are skipped.
+	PassEnv []string
 	// Dir is the working directory of the stdio server.
 	Dir string
 	// URL is a streamable-HTTP endpoint.

@@ -31,7 +31,7 @@ func startProcess(src Source, opts Options) (*process, error) {
 		return nil, errors.New("empty command")
 	}
 	cmd := exec.Command(src.Command[0], src.Command[1:]...)
-	cmd.Env = src.Env
+	cmd.Env = ServerEnv(os.Environ(), src.PassEnv, src.Env)
 	cmd.Dir = src.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// If a grandchild keeps stderr open after the server dies, Wait must

@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/mcpsec/mcpsec/internal/score"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // writeSynthetic writes n trial records shaped like a real sweep (4
@@ -34,10 +34,10 @@ func writeSynthetic(tb testing.TB, path string, n int) {
 	objectives := []string{"exfil", "arg_tamper", "destructive"}
 	errMsg := "rate limited"
 	written := 0
-	emit := func(r *score.Record) {
+	emit := func(r *trial.Record) {
 		written++
-		r.TrialID = fmt.Sprintf("t%07d", written)
-		r.Trace = "traces/" + r.TrialID + ".jsonl"
+		r.ID = fmt.Sprintf("t%07d", written)
+		r.Trace = "traces/" + r.ID + ".jsonl"
 		h := uint32(written) * 2654435761
 		r.Error = nil
 		if h%997 == 0 {
@@ -57,8 +57,8 @@ func writeSynthetic(tb testing.TB, path string, n int) {
 					if written >= n {
 						break
 					}
-					emit(&score.Record{Model: m, Control: m == "control:compromised", Task: task, AttackClass: "none", PayloadID: "none",
-						Register: "none", Objective: "none", Arm: arm, Seed: seed, Utility: (seed+ai)%5 != 0, Steps: 3})
+					emit(&trial.Record{Trial: trial.Trial{Model: m, Task: task, AttackClass: "none", PayloadID: "none",
+						Register: "none", Objective: "none", Arm: arm, Seed: seed}, Control: m == "control:compromised", Utility: (seed+ai)%5 != 0, Steps: 3})
 					for _, reg := range registers {
 						for ci, cl := range classes {
 							for pi, p := range payloads {
@@ -68,8 +68,8 @@ func writeSynthetic(tb testing.TB, path string, n int) {
 									}
 									h := (seed*31 + ai*17 + ci*7 + pi*5 + oi*3) % 11
 									hit := h < 4-ai%4
-									emit(&score.Record{Model: m, Control: m == "control:compromised", Task: task, AttackClass: cl, PayloadID: p,
-										Register: reg, Objective: obj, Arm: arm, Seed: seed,
+									emit(&trial.Record{Trial: trial.Trial{Model: m, Task: task, AttackClass: cl, PayloadID: p,
+										Register: reg, Objective: obj, Arm: arm, Seed: seed}, Control: m == "control:compromised",
 										Fired: hit, Attempted: hit || h == 5, Realized: hit, Canary: hit, ObjectiveMet: hit && oi != 1,
 										Blocked: !hit && ai > 0, Utility: h%3 != 0, SideEffect: hit, Exposed: h != 10,
 										Steps: 4, InputTokens: 1200 + h, OutputTokens: 300})

@@ -18,8 +18,8 @@ import (
 	"github.com/mcpsec/mcpsec/internal/cli"
 	"github.com/mcpsec/mcpsec/internal/headless"
 	"github.com/mcpsec/mcpsec/internal/report"
-	"github.com/mcpsec/mcpsec/internal/score"
 	"github.com/mcpsec/mcpsec/internal/trace"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 var docsShots = flag.Bool("docs-screenshots", false, "also write the README's screenshot to docs/")
@@ -171,7 +171,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	// Click a cell where the policy arm blocked a call: the trial list
 	// shows the cell's trials, and a blocked trial's timeline shows its
 	// events in order with the blocked call highlighted.
-	var blocked *score.Record
+	var blocked *trial.Record
 	for i := range recs {
 		r := &recs[i]
 		if r.Register == "held-out" && r.Blocked && r.AttackClass != report.BenignClass {
@@ -194,7 +194,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	var inCell []string
 	for _, r := range recs {
 		if r.Model == blocked.Model && r.Arm == blocked.Arm && r.AttackClass == blocked.AttackClass && r.Register == "held-out" {
-			inCell = append(inCell, r.TrialID)
+			inCell = append(inCell, r.ID)
 		}
 	}
 	sort.Strings(listed)
@@ -207,7 +207,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	var heading string
 	var blockedShown int
 	if err := chromedp.Run(b.Ctx,
-		chromedp.Click(fmt.Sprintf(`#trials tr[data-trial=%q]`, blocked.TrialID), chromedp.ByQuery),
+		chromedp.Click(fmt.Sprintf(`#trials tr[data-trial=%q]`, blocked.ID), chromedp.ByQuery),
 		chromedp.WaitVisible(`#trace li.ev`, chromedp.ByQuery),
 		chromedp.Text(`#trace h3`, &heading, chromedp.ByQuery),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll("#trace li.ev")).map(li => li.dataset.kind)`, &kinds),
@@ -215,8 +215,8 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(heading, blocked.TrialID) {
-		t.Errorf("trace heading %q does not name trial %s", heading, blocked.TrialID)
+	if !strings.Contains(heading, blocked.ID) {
+		t.Errorf("trace heading %q does not name trial %s", heading, blocked.ID)
 	}
 	evs, err := trace.ReadFile(filepath.Join(run, blocked.Trace))
 	if err != nil {
@@ -315,15 +315,15 @@ func screenshot(t *testing.T, b *headless.Browser, sel, name string) {
 	}
 }
 
-func readRecords(t *testing.T, run string) []score.Record {
+func readRecords(t *testing.T, run string) []trial.Record {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(run, report.TrialsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []score.Record
+	var out []trial.Record
 	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var r score.Record
+		var r trial.Record
 		if err := json.Unmarshal(line, &r); err != nil {
 			t.Fatal(err)
 		}

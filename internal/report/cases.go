@@ -1,9 +1,13 @@
 package report
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/mcpsec/mcpsec/internal/trial"
+)
 
 // BenignClass is the attack class of benign (no-attack) trials.
-const BenignClass = "none"
+const BenignClass = trial.None
 
 // CaseCell carries the evaluation method's case-level metrics for one
 // (model, arm, register, class). A case is (task, payload, objective,

@@ -10,17 +10,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsec/mcpsec/internal/score"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // writeTrace writes a minimal trace for r whose tool result carries text.
-func writeTrace(t *testing.T, dir string, r score.Record, text string) {
+func writeTrace(t *testing.T, dir string, r trial.Record, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Join(dir, "traces"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	lines := []string{
-		fmt.Sprintf(`{"schema_version":1,"seq":1,"time":"2026-01-01T00:00:00Z","kind":"run_config","step":0,"data":{"trial_id":%q,"model":%q}}`, r.TrialID, r.Model),
+		fmt.Sprintf(`{"schema_version":1,"seq":1,"time":"2026-01-01T00:00:00Z","kind":"run_config","step":0,"data":{"trial_id":%q,"model":%q}}`, r.ID, r.Model),
 		fmt.Sprintf(`{"seq":2,"time":"2026-01-01T00:00:00Z","kind":"tool_result","step":1,"data":{"call_id":"c1","server":"workspace","tool":"read_note","raw":%s,"transformed":"[removed]"}}`, strconv.Quote(text)),
 		`{"seq":3,"time":"2026-01-01T00:00:00Z","kind":"summary","step":1,"data":{"final_text":"done","steps":1}}`,
 	}
@@ -164,5 +164,16 @@ func TestViridisContrast(t *testing.T) {
 	}
 	if bg, fg := viridis(1); bg != "#fde725" || fg != "#000" {
 		t.Errorf("viridis(1) = %s on %s, want black on #fde725", fg, bg)
+	}
+}
+
+// TestRecordFieldOrder keeps the score record in trials.jsonl's order,
+// including the keys of embedded structs.
+func TestRecordFieldOrder(t *testing.T) {
+	got := strings.Join(recordFieldOrder, ",")
+	for _, want := range []string{"trial_id,model,task,attack_class", "control,error", "objective_met", "trace"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("record field order %s lacks %s", got, want)
+		}
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpsec/mcpsec/internal/score"
 	"github.com/mcpsec/mcpsec/internal/trace"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // trialIndex is the list of trials the page's trace viewer can open: every
@@ -42,14 +42,22 @@ type indexRow struct {
 // recordFieldOrder is the field order of a trial record, so the score
 // record reads as it does in trials.jsonl.
 var recordFieldOrder = func() []string {
-	t := reflect.TypeOf(score.Record{})
 	var out []string
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out = append(out, name)
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+				walk(f.Type) // embedded keys, such as trial.Trial's
+				continue
+			}
+			if tag != "" && tag != "-" {
+				out = append(out, tag)
+			}
 		}
 	}
+	walk(reflect.TypeOf(trial.Record{}))
 	return out
 }()
 

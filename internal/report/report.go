@@ -8,9 +8,6 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/model"
 	"github.com/mcpsec/mcpsec/internal/stats"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 // SchemaVersion of summary.json. Bump it when a field is renamed or
@@ -26,17 +24,17 @@ import (
 const SchemaVersion = 1
 
 // TrialsFile is the name of the trial log inside a run directory.
-const TrialsFile = "trials.jsonl"
+const TrialsFile = trial.LogFile
 
 // NoneArm is the undefended arm every other arm is compared with.
-const NoneArm = "none"
+const NoneArm = trial.None
 
 // AllObjectives is the objective name of roll-up cells, which sum a
 // (model, arm, register, class) over its objectives.
 const AllObjectives = "*"
 
 // ErrMalformed is wrapped by errors about a malformed trials.jsonl line.
-var ErrMalformed = errMalformed
+var ErrMalformed = trial.ErrMalformed
 
 // Metric names, in report order. Each is a per-trial proportion over the
 // completed (non-errored) trials of a cell, except asr_given_exposed whose
@@ -256,20 +254,20 @@ func newAggregator() *aggregator {
 	}
 }
 
-func (a *aggregator) add(r *rawRecord) {
+func (a *aggregator) add(r *trial.View) {
 	a.counts.Trials++
-	m := a.models.id(r.model)
-	if r.control || model.IsControl(string(r.model)) {
+	m := a.models.id(r.Model)
+	if r.Control || model.IsControl(string(r.Model)) {
 		a.control[m] = true
 	}
-	ck := cellKey{m, a.arms.id(r.arm), a.registers.id(r.register), a.classes.id(r.class), a.objectives.id(r.objective)}
+	ck := cellKey{m, a.arms.id(r.Arm), a.registers.id(r.Register), a.classes.id(r.Class), a.objectives.id(r.Objective)}
 	c := a.cells[ck]
 	if c == nil {
 		c = &counter{}
 		a.cells[ck] = c
 	}
 	c.trials++
-	if r.errored {
+	if r.Errored {
 		// Errored trials only count as errors: they enter no rate and no
 		// paired comparison.
 		c.errors++
@@ -278,26 +276,26 @@ func (a *aggregator) add(r *rawRecord) {
 	}
 	a.counts.Completed++
 	c.n++
-	f := r.flags
-	bit := func(x uint16) int {
+	f := r.Flags
+	bit := func(x trial.Flags) int {
 		if f&x != 0 {
 			return 1
 		}
 		return 0
 	}
-	c.k[mAttempted] += bit(fAttempted)
-	c.k[mRealized] += bit(fRealized)
-	c.k[mBlocked] += bit(fBlocked)
-	c.k[mCanary] += bit(fCanary)
-	c.k[mObjectiveMet] += bit(fObjectiveMet)
-	c.k[mUtility] += bit(fUtility)
-	c.k[mSideEffect] += bit(fSideEffect)
-	if f&fUtility != 0 && f&fSideEffect == 0 {
+	c.k[mAttempted] += bit(trial.FlagAttempted)
+	c.k[mRealized] += bit(trial.FlagRealized)
+	c.k[mBlocked] += bit(trial.FlagBlocked)
+	c.k[mCanary] += bit(trial.FlagCanary)
+	c.k[mObjectiveMet] += bit(trial.FlagObjectiveMet)
+	c.k[mUtility] += bit(trial.FlagUtility)
+	c.k[mSideEffect] += bit(trial.FlagSideEffect)
+	if f&trial.FlagUtility != 0 && f&trial.FlagSideEffect == 0 {
 		c.k[mSecureUtility]++
 	}
-	c.k[mExposed] += bit(fExposed)
-	c.k[mTruncated] += bit(fTruncated)
-	if f&fExposed != 0 && f&fRealized != 0 {
+	c.k[mExposed] += bit(trial.FlagExposed)
+	c.k[mTruncated] += bit(trial.FlagTruncated)
+	if f&trial.FlagExposed != 0 && f&trial.FlagRealized != 0 {
 		c.k[mRealizedExposed]++
 	}
 
@@ -308,29 +306,29 @@ func (a *aggregator) add(r *rawRecord) {
 		a.groups[gk] = g
 		a.groupNames = append(a.groupNames, gk)
 	}
-	vk := variantKey{a.payloads.id(r.payload), a.rugModes.id(r.rugMode)}
+	vk := variantKey{a.payloads.id(r.Payload), a.rugModes.id(r.RugMode)}
 	v, ok := a.variants[vk]
 	if !ok {
 		v = uint32(len(a.variants))
 		a.variants[vk] = v
 	}
 	o := cPresent
-	if f&fRealized != 0 {
+	if f&trial.FlagRealized != 0 {
 		o |= cRealized
 	}
-	if f&fObjectiveMet != 0 {
+	if f&trial.FlagObjectiveMet != 0 {
 		o |= cObjectiveMet
 	}
-	if f&fUtility != 0 {
+	if f&trial.FlagUtility != 0 {
 		o |= cUtility
 	}
-	if f&fSideEffect != 0 {
+	if f&trial.FlagSideEffect != 0 {
 		o |= cSideEffect
 	}
-	if f&fExposed != 0 {
+	if f&trial.FlagExposed != 0 {
 		o |= cExposed
 	}
-	key := caseKey{group: g, variant: v, task: a.tasks.id(r.task), objective: ck.objective, seed: a.seeds.id(r.seed)}
+	key := caseKey{group: g, variant: v, task: a.tasks.id(r.Task), objective: ck.objective, seed: a.seeds.id(r.Seed)}
 	ci, ok := a.cases[key]
 	if !ok {
 		ci = uint32(len(a.caseGroup))
@@ -369,49 +367,20 @@ func Aggregate(runDir string) (*Summary, error) {
 // AggregateReader is Aggregate over any reader; name labels errors.
 func AggregateReader(rd io.Reader, name string) (*Summary, error) {
 	a := newAggregator()
-	br := bufio.NewReaderSize(rd, 1<<20)
-	var (
-		rec      rawRecord
-		long     []byte
-		warnings []string
-		lineNo   int
-	)
+	tr := trial.NewReader(rd, name)
 	for {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: collect it in pieces.
-			long = append(long[:0], b...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				b, err = br.ReadSlice('\n')
-				long = append(long, b...)
-			}
-			b = long
-		}
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read %s: %w", name, err)
-		}
-		if len(b) > 0 {
-			lineNo++
-			complete := b[len(b)-1] == '\n'
-			t := bytes.TrimSpace(b)
-			if len(t) > 0 {
-				if perr := parseRecord(t, &rec); perr != nil {
-					if !complete {
-						warnings = append(warnings, fmt.Sprintf("%s line %d: truncated last line ignored (%v)", name, lineNo, perr))
-						break
-					}
-					return nil, fmt.Errorf("%s line %d: %w", name, lineNo, perr)
-				}
-				a.add(&rec)
-			}
-		}
+		v, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
+		if err != nil {
+			return nil, err
+		}
+		a.add(v)
 	}
-	a.counts.Lines = lineNo
+	a.counts.Lines = tr.Lines()
 	s := a.summary()
-	s.Warnings = append(s.Warnings, warnings...)
+	s.Warnings = append(s.Warnings, tr.Warnings()...)
 	return s, nil
 }
 

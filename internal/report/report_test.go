@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsec/mcpsec/internal/score"
 	"github.com/mcpsec/mcpsec/internal/stats"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -20,14 +20,14 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // fixtureRecords is a small run: one model and two control agents, arms
 // none and meta_filter, benign trials and one attack class, two tasks,
 // two payloads, two seeds; plus one errored trial and one re-run.
-func fixtureRecords() []score.Record {
-	var out []score.Record
+func fixtureRecords() []trial.Record {
+	var out []trial.Record
 	models := []string{"openai:gpt-test", "control:reference", "control:compromised"}
 	id := 0
-	add := func(r score.Record) {
+	add := func(r trial.Record) {
 		id++
-		r.TrialID = fmt.Sprintf("t%04d", id)
-		r.Trace = "traces/" + r.TrialID + ".jsonl"
+		r.ID = fmt.Sprintf("t%04d", id)
+		r.Trace = "traces/" + r.ID + ".jsonl"
 		out = append(out, r)
 	}
 	for mi, m := range models {
@@ -35,13 +35,13 @@ func fixtureRecords() []score.Record {
 		for ai, arm := range []string{"none", "meta_filter"} {
 			for ti, task := range []string{"T1", "T2"} {
 				for seed := 1; seed <= 2; seed++ {
-					add(score.Record{Model: m, Control: ctl, Task: task, AttackClass: "none", PayloadID: "none", Register: "none",
-						Objective: "none", Arm: arm, Seed: seed, Utility: (ti+seed+ai+mi)%4 != 0})
+					add(trial.Record{Trial: trial.Trial{Model: m, Task: task, AttackClass: "none", PayloadID: "none", Register: "none",
+						Objective: "none", Arm: arm, Seed: seed}, Control: ctl, Utility: (ti+seed+ai+mi)%4 != 0})
 					for pi, p := range []string{"p1", "p2"} {
 						attacked := mi != 1 && (ai == 0 || (pi+seed+ti)%3 == 0) && mi != 0 || (mi == 0 && (pi+ti+seed+ai)%2 == 0)
 						util := (pi+ti+seed+ai+mi)%3 != 0
-						add(score.Record{Model: m, Control: ctl, Task: task, AttackClass: "tool_description", PayloadID: p,
-							Register: "imperative", Objective: "exfil", Arm: arm, Seed: seed,
+						add(trial.Record{Trial: trial.Trial{Model: m, Task: task, AttackClass: "tool_description", PayloadID: p,
+							Register: "imperative", Objective: "exfil", Arm: arm, Seed: seed}, Control: ctl,
 							Fired: attacked, Attempted: attacked || pi == 1, Realized: attacked, Canary: attacked, ObjectiveMet: attacked,
 							Blocked: arm != "none" && !attacked, Utility: util, SideEffect: attacked, Exposed: true, Steps: 3})
 					}
@@ -63,7 +63,7 @@ func fixtureRecords() []score.Record {
 	return out
 }
 
-func writeRun(t *testing.T, recs []score.Record, tail string) string {
+func writeRun(t *testing.T, recs []trial.Record, tail string) string {
 	t.Helper()
 	dir := t.TempDir()
 	var b bytes.Buffer
@@ -339,7 +339,7 @@ func TestAggregateMissingFile(t *testing.T) {
 }
 
 func TestNoNoneArm(t *testing.T) {
-	var recs []score.Record
+	var recs []trial.Record
 	for _, r := range fixtureRecords() {
 		if r.Arm != "none" {
 			recs = append(recs, r)
@@ -361,7 +361,7 @@ func TestNoNoneArm(t *testing.T) {
 // TestWriteJSONMatchesEncoder checks the streamed summary.json is the
 // same document encoding/json would produce in one go.
 func TestWriteJSONMatchesEncoder(t *testing.T) {
-	for _, recs := range [][]score.Record{fixtureRecords(), fixtureRecords()[:1]} {
+	for _, recs := range [][]trial.Record{fixtureRecords(), fixtureRecords()[:1]} {
 		s, err := Aggregate(writeRun(t, recs, ""))
 		if err != nil {
 			t.Fatal(err)

@@ -91,6 +91,10 @@ var imperativeVerbs = map[string]bool{
 	"relay": true, "reproduce": true, "duplicate": true, "stash": true, "carry": true, "deliver": true, "bcc": true, "cc": true,
 	"be": true, "also": true, "then": true, "change": true, "replace": true, "redirect": true, "modify": true,
 	"route": true, "swap": true, "override": true, "bypass": true, "skip": false,
+	"export": true, "transmit": true, "exfiltrate": true, "hijack": true, "intercept": true, "disable": true, "choose": true, "select": true,
+	"prioritize": true, "prioritise": true, "prefer": true, "pick": true, "trust": true, "pretend": true, "let": true, "loop": true,
+	"answer": true, "respond": true, "reply": true, "comply": true, "proceed": true, "treat": true, "act": true, "operate": true, "behave": true,
+	"pay": true, "stay": true, "avoid": true, "stick": true, "grant": true, "enable": true, "output": true, "reveal": true, "print": true,
 }
 
 func isClauseSep(r rune) bool {
@@ -221,7 +225,14 @@ var (
 	emailRe = regexp.MustCompile(`[a-z0-9._%+\-]+@[a-z0-9\-]+(\.[a-z0-9\-]+)+`)
 	urlRe   = regexp.MustCompile(`(https?|wss?|ftp)://[^\s]+`)
 	ipRe    = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b`)
-	roleRe  = regexp.MustCompile(`(^|\n)\s*(system|assistant|developer)\s*:|<\|?(im_start|im_end|system|endoftext)\|?>|</?system>|\[/?inst\]|<<sys>>|\[system\]|</?instructions>|###\s*(system|instruction)`)
+	roleRe  = regexp.MustCompile(`(^|\n)\s*(system|assistant|developer)\s*:|<\|?(im_start|im_end|system|endoftext)\|?>|</?system>|\[/?inst\]|<<sys>>|\[system\]|</?instructions>|###\s*(system|instruction)` +
+		// Fake tags and banners that dress text up as coming from the
+		// host: <hidden>, [[system instruction: ...]], ---system override---,
+		// _system_injection keys, chat-template tokens of any model family.
+		`|<\s*/?\s*(?:sys|hidden|secret|global|instruction|instruction[_ -]override|override|directive|admin|root|internal|priority|inst|developer|system[_ -][a-z]+|assistant|hidden[_ -][a-z]+)\s*>` +
+		`|\[+\s*(?:system|hidden|admin|override|directive|instruction|emergency directive|system instruction|system override|sys|internal)\b[^\]]*\]` +
+		`|-{2,}\s*(?:[a-z]+\s+)*(?:system|override|directive|admin)\b(?:\s+[a-z]+)*\s*-{2,}` +
+		`|\b_?system_(?:injection|prompt|instruction|override|directive|message)\b|<\|[a-z_]+\|>|<(?:start|end)_of_turn>|\{\{\s*system|(?:^|\n)\s*human\s*:`)
 )
 
 // destination returns a literal place data could be sent to.
@@ -341,11 +352,29 @@ func destructiveToolRef(s, self string) bool {
 // count.
 func namedTarget(s string) bool {
 	for _, m := range namedTargetRe.FindAllString(s, -1) {
-		if !destructToolRe.MatchString(m) {
+		if !destructToolRe.MatchString(m) && !toolLikeSlug(m) {
 			return true
 		}
 	}
 	return false
+}
+
+// toolVerbs open the names of tools ("list-buckets", "get_planner_task"):
+// a slug that starts with one points to a sibling tool, which is
+// navigation, not an object to destroy.
+var toolVerbs = map[string]bool{"get": true, "list": true, "create": true, "update": true, "search": true, "send": true, "read": true,
+	"write": true, "decline": true, "accept": true, "cancel": true, "add": true, "set": true, "fetch": true, "find": true, "query": true,
+	"run": true, "start": true, "stop": true, "upload": true, "download": true, "move": true, "copy": true, "rename": true, "edit": true,
+	"describe": true, "show": true, "open": true, "close": true, "post": true, "put": true, "patch": true, "check": true, "lookup": true,
+	"export": true, "import": true, "sync": true, "reply": true, "forward": true, "schedule": true, "invite": true, "archive": true, "restore": true}
+
+func toolLikeSlug(m string) bool {
+	m = strings.Trim(m, "`\"")
+	i := strings.IndexAny(m, "-_")
+	if i <= 0 || strings.ContainsAny(m, " ") {
+		return false
+	}
+	return toolVerbs[strings.ToLower(m[:i])]
 }
 
 // nameIndex knows every tool name of the catalog being scanned, so that
@@ -388,7 +417,7 @@ func isIdentByte(c byte) bool {
 
 // refs finds the tool names a sentence mentions, relative to the tool
 // (server, self) being scanned.
-func (ni *nameIndex) refs(sentence, server, self string) (other, foreign bool) {
+func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool) (other, foreign bool) {
 	if ni == nil || len(ni.owners) == 0 || (len(ni.owners) == 1 && ni.owners[strings.ToLower(self)] != nil) {
 		return false, false
 	}
@@ -414,13 +443,22 @@ func (ni *nameIndex) refs(sentence, server, self string) (other, foreign bool) {
 			tok = strings.ToLower(raw)
 		}
 		owners, ok := ni.owners[tok]
-		if !ok || strings.EqualFold(tok, self) {
+		if !ok || strings.EqualFold(tok, self) || params[tok] {
+			// The tool's own parameters are its contract, even when another
+			// tool happens to share the word.
 			continue
 		}
 		if !distinctive(raw) {
+			// A plain word names a tool only when the text says it is one:
+			// "the search tool", "search()". A quoted word followed by
+			// "param" or "field" is a parameter of this tool.
 			quoted := before > 0 && after < len(sentence) && strings.IndexByte("`'\"", sentence[before-1]) >= 0 && sentence[after] == sentence[before-1]
-			rest := strings.TrimSpace(sentence[after:min(len(sentence), after+10)])
-			if !quoted && !strings.HasPrefix(strings.ToLower(rest), "tool") && !strings.HasPrefix(sentence[after:], "()") {
+			restAt := after
+			if quoted {
+				restAt++
+			}
+			rest := strings.ToLower(strings.TrimSpace(sentence[min(len(sentence), restAt):min(len(sentence), restAt+14)]))
+			if !strings.HasPrefix(rest, "tool") && !strings.HasPrefix(sentence[after:], "()") {
 				continue
 			}
 		}
@@ -452,17 +490,20 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if destination(lower) != "" {
 		f |= fDest
 	}
-	if (strings.Contains(lower, "system") || strings.Contains(lower, "assistant") || strings.Contains(lower, "developer") ||
-		strings.Contains(lower, "<|") || strings.Contains(lower, "[inst") || strings.Contains(lower, "<<sys") || strings.Contains(lower, "instruction")) &&
-		roleRe.MatchString(lower) {
+	if roleGate(lower) && roleRe.MatchString(lower) && !paramDocLine(lower, sc.params()) {
 		f |= fRole
 	}
+	f |= sc.intentFeatures(sentence, lower)
 	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
 		f |= fAuthority
 	}
 	if f&fDestruct != 0 {
 		if !isASCII(sentence) && f&fModal != 0 {
 			f |= fDestructDemand
+		} else if ownDestructiveAction(lower, sc.cur, sc.unitWords != nil) {
+			// "Delete a bucket." opening a delete tool's description, or
+			// "Remove the source files afterwards." describing what a
+			// parameter does: the tool's own action, not an order.
 		} else if destructDemandRe.MatchString(lower) {
 			f |= fDestructDemand
 		}
@@ -476,7 +517,7 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if strings.Contains(sentence, "+=") {
 		f |= fAppendPos
 	}
-	if other, foreign := sc.names.refs(sentence, server, tool); other || foreign {
+	if other, foreign := sc.names.refs(sentence, server, tool, sc.params()); other || foreign {
 		if other {
 			f |= fOtherTool
 		}
@@ -486,7 +527,7 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	}
 	// Verbs only count when something sensitive is in play, so the more
 	// expensive negation check runs on few sentences.
-	if f&(fFlow|fRead|fCallTool) != 0 && f&(fSecret|fSecretWeak|fCtx|fFile|fDest|fField|fVerbatim|fContents) != 0 {
+	if f&(fFlow|fRead|fCallTool) != 0 && f&(fSecret|fSecretWeak|fCtx|fFile|fDest|fField|fVerbatim|fContents|fPersonal|fUserData|fParamRef) != 0 {
 		mt := string(mtb)
 		lx := lexIndexOnce()
 		flowLive, flowFound := verbState(mt, lx.flowStems)
@@ -513,6 +554,36 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if f&fHide == 0 && f&(fFlow|fRead|fCallTool|fModal|fImper) != 0 && prohibition(string(mtb)) {
 		f &^= fFlow | fRead | fCallTool | fModal | fImper | fField | fStore | fPrereq
 	}
+	return sc.ownObjects(f, sentence, lower)
+}
+
+// ownObjects drops the "sensitive source" features of a sentence that
+// documents the tool's own objects: server configuration (environment
+// variables, headers, kubeconfig and credentials files the server reads)
+// when nothing is moved anywhere, and secrets or files that are the very
+// topic of the tool (a .env linter, an SSH key manager). A literal outside
+// destination or the conversation keeps them: those are never the tool's
+// own.
+func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
+	if f&fSafetyObj != 0 && f&(fModeSwitch|fRole) == 0 && sc.cur.ownSafetyOption() {
+		f &^= fSafetyObj
+	}
+	if f&fPersonal != 0 && sc.cur.inContract(lower, sc.unitWords) {
+		f &^= fPersonal | fSecretWeak
+	}
+	const src = fSecret | fSecretWeak | fFile | fSrc
+	if f&src == 0 || f&(fDest|fCtx|fVerbatim|fConvSrc|fOutside) != 0 {
+		return f
+	}
+	if sc.cur.secretParam(lower) && f&(fFile|fCtx) == 0 {
+		return f &^ src
+	}
+	if f&(fFlow|fRead|fCallTool) == 0 && configDoc(sentence, lower) {
+		return f &^ (src | fField)
+	}
+	if sc.cur.inContract(lower, sc.unitWords) {
+		return f &^ src
+	}
 	return f
 }
 
@@ -528,6 +599,71 @@ func prohibition(mt string) bool {
 	}
 	for _, n := range cjkNegators {
 		if strings.Contains(mt, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (sc *scanner) params() map[string]bool {
+	if sc.cur == nil {
+		return nil
+	}
+	return sc.cur.params
+}
+
+// ownDestructiveAction reports a destructive verb that opens the sentence
+// and is the tool's own business: in a parameter's description (it says
+// what the option does), or in the description of a tool whose name or
+// first sentence is itself destructive. Only a sentence-initial verb
+// counts; "also delete", "must remove" and the like stay demands.
+func ownDestructiveAction(lower string, c *contract, inParam bool) bool {
+	loc := destructDemandRe.FindAllStringIndex(lower, -1)
+	if len(loc) == 0 {
+		return false
+	}
+	for _, l := range loc {
+		lead := strings.TrimSpace(lower[:l[0]])
+		if lead != "" && lead != "force" {
+			return false
+		}
+		if strings.ContainsAny(lower[l[0]:l[1]], " ") && !strings.HasPrefix(lower[l[0]:], "force") {
+			// A modal or sequencing word matched before the verb.
+			return false
+		}
+	}
+	if inParam {
+		return true
+	}
+	if c == nil {
+		return false
+	}
+	for w := range destructVerbs {
+		if c.topic[w] {
+			return true
+		}
+	}
+	return c.topic["purge"] || c.topic["deletes"] || c.topic["removes"] || c.topic["purges"] || c.topic["clears"] || c.topic["wipes"]
+}
+
+// roleGate is the cheap test before the role-markup expression.
+func roleGate(lower string) bool {
+	for _, m := range []string{"system", "assistant", "developer", "<|", "[inst", "<<sys", "instruction", "hidden", "global", "override", "directive",
+		"admin", "secret>", "_of_turn", "internal", "priority", "root>", "human", "<sys", "[sys"} {
+		if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// paramDocLine reports a docstring line "system: the remote system to
+// use" where the word before the colon is one of the tool's own
+// parameters: an Args block, not a fake role turn.
+func paramDocLine(lower string, params map[string]bool) bool {
+	t := strings.TrimSpace(lower)
+	for _, w := range []string{"system", "assistant", "developer", "human"} {
+		if params[w] && strings.HasPrefix(t, w) && strings.HasPrefix(strings.TrimSpace(t[len(w):]), ":") {
 			return true
 		}
 	}

@@ -20,6 +20,11 @@ type Options struct {
 // tool in the catalog, for cross-tool rules.
 type scanner struct {
 	names *nameIndex
+	// cur is the contract of the tool being scanned (nil for server-level
+	// text), and unitWords the words of the parameter whose text is being
+	// read; both tell a tool's own objects from foreign ones.
+	cur       *contract
+	unitWords []string
 }
 
 // unit is one metadata string and where it sits.
@@ -39,6 +44,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 	rep := Report{Servers: make([]ServerReport, 0, len(c.Servers))}
 	for _, s := range c.Servers {
 		var fs []Finding
+		sc.cur = nil
 		if s.Instructions != "" {
 			fs = append(fs, sc.scanUnit(s.Name, "", unit{part: "description", loc: "instructions", text: s.Instructions}, "")...)
 		}
@@ -60,6 +66,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 		for _, t := range s.Tools {
 			fs = append(fs, sc.scanTool(s.Name, t)...)
 		}
+		fs = append(fs, duplicateNames(s)...)
 		rep.Servers = append(rep.Servers, ServerReport{Name: s.Name, Findings: fs})
 	}
 	crossServer(c, &rep)
@@ -82,6 +89,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 	}
 	for i := range rep.Servers {
 		fs := dedupe(rep.Servers[i].Findings)
+		agree(fs)
 		sortFindings(fs)
 		if fs == nil {
 			fs = []Finding{}
@@ -98,11 +106,14 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 func ScanTool(server string, t catalog.Tool) []Finding {
 	sc := &scanner{names: newNameIndex(map[string][]string{server: {t.Name}})}
 	fs := dedupe(sc.scanTool(server, t))
+	agree(fs)
 	sortFindings(fs)
 	return fs
 }
 
 func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
+	sc.cur = newContract(t)
+	defer func() { sc.cur = nil }()
 	var units []unit
 	units = append(units, unit{"name", "name", t.Name})
 	if t.Title != "" {
@@ -118,7 +129,10 @@ func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 	for _, u := range units {
 		fs = append(fs, sc.scanUnit(server, t.Name, u, t.Name)...)
 	}
+	fs = append(fs, defaultDestinations(server, t.Name, "inputSchema", t.InputSchema, 0)...)
+	fs = append(fs, annotationPayloads(server, t.Name, t.Annotations)...)
 	fs = append(fs, impersonation(server, t.Name)...)
+	fs = append(fs, decoratedImpersonation(server, t.Name)...)
 	return fs
 }
 
@@ -196,8 +210,15 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	if imperativeClause(text) {
 		f |= fImper
 	}
-	if other, foreign := sc.names.refs(text, server, tool); other || foreign {
+	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
 		f |= fOtherTool | fForeignTool
+	}
+	f |= sc.intentFeatures(text, lower)
+	if strings.Contains(lower, "after ") {
+		f |= fUnreq // a later sentence may open with "After"
+	}
+	if roleGate(lower) {
+		f |= fRole
 	}
 	h := rawHints(lower)
 	if h&hintFile != 0 {
@@ -385,7 +406,11 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		return nil
 	}
 	mk := func(r *Rule, sev Severity, msg, ev string) Finding {
-		return Finding{RuleID: r.ID, Severity: sev, Server: server, Tool: tool, Location: u.loc, Message: msg, Evidence: clip(visible(ev))}
+		return Finding{RuleID: r.ID, Severity: sev, Server: server, Tool: tool, Location: u.loc, Message: msg, Evidence: clip(visible(ev)), signals: r.Signals}
+	}
+	sc.unitWords = nil
+	if u.part == "schema" {
+		sc.unitWords = identWordsOf(paramOf(u.loc))
 	}
 	var out []Finding
 	if len(u.text) > maxUnitBytes {
@@ -397,7 +422,27 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		u.text = headTail(u.text, maxUnitBytes/2)
 	}
 	p := prepare(u.text)
+	if strings.ContainsRune(u.text, utf8.RuneError) {
+		// Invalid bytes reach us as U+FFFD (JSON decoding replaces them);
+		// text a reviewer's tools show as garbage can carry anything.
+		r := RuleByID("hidden.invalid_utf8")
+		out = append(out, mk(r, r.Severity, fmt.Sprintf("%s Count: %d.", r.Description, strings.Count(u.text, string(utf8.RuneError))), u.text))
+	}
 	plain := sc.analyze(p.text, u.part, server, self)
+	// Text inside markup comments is invisible in rendered documentation
+	// but read by the model; a comment that gives orders is hiding them.
+	for _, body := range markupComments(p.text) {
+		ms := sc.analyze(body, u.part, server, self)
+		if len(ms) == 0 && lexOf(body)&(fImper|fModal|fAddr|fAddrModel) == 0 && sc.intentFeatures(body, strings.ToLower(body))&fModeSwitch == 0 {
+			continue
+		}
+		r := RuleByID("hidden.comment")
+		cf := mk(r, r.Severity, r.Description, body)
+		if len(ms) > 0 {
+			cf.signals |= sigHidden
+		}
+		out = append(out, cf)
+	}
 	fired := map[string]bool{}
 	for _, m := range plain {
 		fired[m.rule.ID] = true
@@ -430,7 +475,11 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		if n.rule == "hidden.zero_width" || n.rule == "hidden.bidi" {
 			ev = u.text // shown with the invisible characters spelled out
 		}
-		out = append(out, mk(r, sev, msg, ev))
+		hf := mk(r, sev, msg, ev)
+		if sev >= High {
+			hf.signals = sigHidden
+		}
+		out = append(out, hf)
 	}
 	// Encoded variants: report what the decoding reveals beyond the plain
 	// reading.
@@ -456,7 +505,9 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 			}
 			continue
 		}
-		out = append(out, mk(r, max(High, r.Severity), r.Description+"; the decoded text gives instructions", d.text))
+		ef := mk(r, max(High, r.Severity), r.Description+"; the decoded text gives instructions", d.text)
+		ef.signals = sigHidden
+		out = append(out, ef)
 		for _, m := range fresh {
 			fired[m.rule.ID] = true
 			out = append(out, mk(m.rule, max(m.rule.Severity, High), m.rule.Description+" (in "+d.via+" text)", m.evidence))

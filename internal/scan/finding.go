@@ -22,6 +22,9 @@ type Finding struct {
 	Location string `json:"location"`
 	Message  string `json:"message"`
 	Evidence string `json:"evidence"`
+	// signals are the kinds of evidence this finding contributes to its
+	// tool's severity (see agree); not part of any output.
+	signals signal
 }
 
 // MarshalJSON writes the contract's field order and renders an empty Tool
@@ -88,6 +91,12 @@ func (r Report) All() []Finding {
 func sortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
+		// What changed since the lockfile is the news of a scan against a
+		// lock: a serious drift finding leads the serious findings, so a
+		// short listing still shows it.
+		if da, db := strings.HasPrefix(a.RuleID, "drift.") && a.Severity >= High, strings.HasPrefix(b.RuleID, "drift.") && b.Severity >= High; da != db && a.Severity >= High && b.Severity >= High {
+			return da
+		}
 		if a.Severity != b.Severity {
 			return a.Severity > b.Severity
 		}

@@ -60,6 +60,25 @@ const (
 	fNamedTarget                        // a specific named object: `x`, titled x, some-name
 	fPassive                            // passive or third-person description of the tool's own behaviour
 	fCallTool                           // call, invoke: a tool call as the destination
+	fOvSafeVerb                         // disable, turn off, bypass: verbs aimed at safety
+	fSafetyObj                          // safety filters, guardrails, content policy, ethics
+	fModeSwitch                         // "you are now", "developer mode", role-play: the model's role is switched
+	fSelfRef                            // "this tool", "this server": the tool speaks of itself
+	fChoose                             // choose, prefer, prioritize, trust: selection between tools
+	fUniversal                          // for all, any, only, exclusively: the whole scope of a task
+	fOthers                             // other tools, alternatives, competing servers (unnamed)
+	fDisparage                          // outdated, buggy, inaccurate, compromised
+	fDeclFlow                           // a stated flow: is forwarded to, mirrors, also uploads
+	fOutside                            // an outside party: external server, third party, attacker
+	fUserData                           // the user's content in bulk: all messages, every upload, user data
+	fHijack                             // hijack, intercept, take over, impersonate
+	fParamRef                           // names one of this tool's own parameters
+	fEncodeHide                         // encode as ASCII codes, numbers, base64: disguising data
+	fPersonal                           // personal data: home address, password hint, card number
+	fSelfInsert                         // "before X, call this tool": inserting itself into other work
+	fSolicit                            // "store here all important values": bulk collection
+	fNamesSibling                       // names a tool-like identifier (get_report, list-buckets)
+	fUrgency                            // act now, limited time, hurry: sales pressure aimed at the chooser
 )
 
 var featureNames = map[feature]string{
@@ -73,6 +92,10 @@ var featureNames = map[feature]string{
 	fConvSrc: "conversation_source", fStore: "store", fValueRef: "value_ref", fLiteral: "literal_code", fAppendPos: "append_position",
 	fContentObj: "content_object", fDestructTool: "destructive_tool", fNamedTarget: "named_target",
 	fPassive: "passive", fCallTool: "call_tool",
+	fOvSafeVerb: "override_safety_verb", fSafetyObj: "safety_object", fModeSwitch: "mode_switch", fSelfRef: "self_reference",
+	fChoose: "choose", fUniversal: "universal", fOthers: "other_tools_unnamed", fDisparage: "disparage", fDeclFlow: "declared_flow",
+	fOutside: "outside_party", fUserData: "user_data", fHijack: "hijack", fParamRef: "param_ref", fEncodeHide: "encode_hide",
+	fPersonal: "personal_data", fSelfInsert: "self_insert", fSolicit: "solicit", fNamesSibling: "names_sibling", fUrgency: "urgency",
 }
 
 func (f feature) String() string {
@@ -101,7 +124,7 @@ var lexicon = map[feature][]string{
 		"não mencione", "não informe", "não revele", "não mostre", "不要", "别", "请勿", "ないでください", "ないで", "してください", "しろ",
 		"envía", "envíe", "incluye", "copia", "pega", "lee", "sende", "schicke", "kopiere", "füge", "lies", "envoie", "envoyez",
 		"copie", "copiez", "colle", "ajoute", "lis", "отправь", "передай", "скопируй", "вставь", "прочитай", "добавь", "удали",
-		"envie", "inclua", "cole", "leia", "adicione", "请", "務必", "务必",
+		"envie", "inclua", "cole", "leia", "adicione", "请", "務必", "务必", "desactiva", "ignora", "deaktiviere", "désactive", "отключи",
 	},
 	fAddr: {
 		"you", "your", "yourself", "you're", "you'll", "assistant", "the model", "the ai", "ai", "llm", "agent", "claude", "chatgpt",
@@ -152,6 +175,7 @@ var lexicon = map[feature][]string{
 		"密钥", "凭证", "凭据", "令牌", "私钥", "秘钥", "api密钥", "環境変数", "認証情報", "資格情報", "秘密鍵", "apiキー", "トークン", "シークレット",
 	},
 	fSecretWeak: {
+		"private information", "personal information", "personal data", "private details", "personal details", "user data", "user's data",
 		"password*", "cookie*", "contraseña*", "passwort*", "passwört*", "kennwort*", "kennwört*", "mot de passe", "mots de passe", "пароль*",
 		"senha*", "密码", "口令", "パスワード",
 	},
@@ -172,6 +196,8 @@ var lexicon = map[feature][]string{
 		"from the conversation", "from the chat", "from the context", "in the context", "in your context", "from your context",
 		"from memory", "from your memory", "aus deinem kontext", "aus ihrem kontext", "de tu contexto", "de ton contexte", "do seu contexto", "in memory", "in your memory", "environment variable*", "env var*", "from the environment",
 		"you have access to", "available to you", "you can see", "visible to you", "in the conversation", "so far", "earlier",
+		"visible in", "in the session", "in this session", "in the current session", "available in the", "present in the", "you can find",
+		"private information", "personal information", "personal data", "private data", "user data", "user's data",
 		"previous", "previously", "prior", "above", "from the user's", "the user's files", "local file*", "home directory",
 		"on disk", "on the machine", "on this machine", "from disk", "on the user's", "from your", "in your",
 		"de la conversación", "del contexto", "variables de entorno", "anteriores", "hasta ahora",
@@ -232,10 +258,12 @@ var lexicon = map[feature][]string{
 		"conceal*", "not tell", "not inform", "not mention", "not notify", "not be told", "no need to tell", "no need to mention",
 		"no need to inform", "need not know", "does not need to know", "doesn't need to know", "should not know", "shouldn't know",
 		"must not know", "must not be told", "unaware", "discreetly", "quietly", "silently",
+		"discussed with the user", "needs to be discussed", "need to be discussed", "no need to discuss", "not worth mentioning", "no need to bother the user",
+		"without bothering the user", "don't bother the user", "do not bother the user", "not surface", "never surface", "keep it out of",
 		"no le digas", "no se lo digas", "no lo digas", "no menciones", "no informes", "sin decir", "sin informar", "sin avisar", "oculta*", "no reveles", "no muestres",
 		"nicht erwähnen", "nicht mitteilen", "nicht sagen", "nicht verraten", "nicht anzeigen", "verschweig*", "verberge*", "ohne den",
 		"ohne dass", "ne dis pas", "ne dites pas", "ne mentionne pas", "ne mentionnez pas", "sans informer", "sans prévenir", "sans le dire",
-		"cache", "cachez", "ne révèle pas", "ne révélez pas", "discrètement",
+		"cachez", "ne révèle pas", "ne révélez pas", "discrètement",
 		"не говори", "не сообщай", "не сообщайте", "не упоминай", "не показывай", "скрой*", "скрыть", "незаметно", "не рассказывай",
 		"não conte", "não diga", "não mencione", "não informe", "sem informar", "sem avisar", "sem contar", "oculte*", "esconda*", "não revele", "não mostre",
 		"不要告诉", "不要提及", "不要通知", "不要让", "隐瞒", "悄悄", "偷偷", "不要透露", "不要显示", "不要提示", "伝えないで", "言わないで", "知らせないで",
@@ -280,8 +308,9 @@ var lexicon = map[feature][]string{
 	},
 	fUnreq: {
 		"also", "additionally", "in addition", "as well", "afterwards", "after that", "after this", "after completing", "after each",
-		"then", "every time", "each time", "automatically", "regardless", "even if", "without asking", "whenever", "at the same time",
-		"on every", "on each", "subsequently", "once done", "once finished",
+		"then", "every time", "each time", "automatically", "regardless", "without asking", "whenever", "at the same time",
+		"on every", "on each", "subsequently", "once done", "once finished", "too", "a copy", "copy of", "carbon copy", "before delivery",
+		"before it is delivered", "in the background", "behind the scenes", "just loop",
 		"también", "además", "cada vez", "automáticamente", "auch", "zusätzlich", "außerdem", "jedes mal", "automatisch",
 		"aussi", "également", "chaque fois", "automatiquement", "также", "тоже", "каждый раз", "автоматически",
 		"também", "além disso", "toda vez", "automaticamente", "同时", "另外", "此外", "每次", "自动", "また", "さらに", "毎回", "自動的に",
@@ -292,7 +321,7 @@ var lexicon = map[feature][]string{
 		"destinatario*", "empfänger*", "destinataire*", "получател*", "destinatário*", "收件人", "宛先",
 	},
 	fInstead: {
-		"instead", "instead of", "rather than", "in place of", "do not use", "don't use", "never use", "avoid using", "prefer",
+		"instead", "instead of", "rather than", "in place of", "do not use", "don't use", "never use", "avoid using", "avoid", "prefer", "stay with", "stick with", "stick to",
 		"en lugar de", "en vez de", "statt", "anstatt", "anstelle", "au lieu de", "plutôt que", "вместо", "em vez de", "ao invés de", "而不是", "代替", "代わりに",
 	},
 	fAnyTool: {
@@ -340,6 +369,72 @@ var lexicon = map[feature][]string{
 		"se lee", "se leen", "se envía", "se envia", "se incluye", "se obtiene", "es leído", "es leída", "wird", "werden", "est lu", "est lue",
 		"sont lus", "sont lues", "est envoyé", "est envoyée", "é lido", "é lida", "é enviado", "é enviada", "são lidos", "читается", "считывается",
 		"берётся", "берется", "передаётся", "передается", "отправляется", "此工具", "该工具", "本工具", "这个工具", "られます", "されます", "られる",
+	},
+	fOvSafeVerb: {
+		"ignore", "ignoring", "disregard*", "disable", "disabling", "deactivate", "turn off", "switch off", "suspend", "lift", "bypass", "bypassing",
+		"circumvent*", "get around", "override", "overriding", "skip", "drop", "abandon", "set aside", "forget", "remove all", "without",
+		"no longer bound by", "not bound by", "free from", "exempt from", "unrestricted by", "desactiva*", "ignora", "deaktiviere*", "umgehe*",
+		"désactive*", "contourne*", "отключи*", "обойди*", "desative", "ignore", "禁用", "关闭", "绕过", "無効に", "回避",
+	},
+	fSafetyObj: {
+		"safety", "safety filter*", "safety restriction*", "safety guideline*", "safety check*", "safety measure*", "safety rule*", "safety protocol*",
+		"guardrail*", "safeguard*", "content filter*", "content polic*", "ethical*", "ethics", "moral*", "censorship", "moderation", "alignment",
+		"usage polic*", "openai polic*", "anthropic polic*", "security check*", "security restriction*", "security guardrail*", "security filter*",
+		"all restrictions", "any restrictions", "your restrictions", "your limitations", "all limitations", "any limitations", "your programming",
+		"your training", "your guidelines", "your principles", "your values", "refusal*", "seguridad", "sicherheit*", "sécurité", "безопасност*", "segurança", "安全", "セーフティ",
+	},
+	fChoose: {
+		"choose", "select", "pick", "prefer", "prioritize", "prioritise", "favor", "favour", "trust", "rely on", "use", "call", "route",
+		"go with", "default to",
+	},
+	fUniversal: {
+		"for all", "for any", "for every", "for each", "over any", "over all", "over other", "over every", "above all", "only", "exclusively",
+		"solely", "no matter", "in all cases", "at all times", "for everything", "all", "every", "any",
+	},
+	fDisparage: {
+		"outperform*", "better than", "superior to", "more accurate than", "beats", "deprecated", "being phased out", "inferior", "obsolete", "outdated", "inaccurate", "buggy", "unreliable", "broken", "insecure", "compromised", "malicious", "untrusted",
+		"obsolete", "unsafe", "dangerous", "fake", "wrong", "incorrect", "inferior", "worse", "not trustworthy", "untrustworthy",
+	},
+	fDeclFlow: {
+		"forwards", "forwarded", "mirrors", "mirrored", "copies", "duplicated", "relays", "relayed", "cc'd", "bcc'd", "exfiltrates", "exfiltrated",
+		"is sent to", "are sent to", "gets sent", "get sent", "is uploaded to", "are uploaded to", "is shared with", "are shared with", "is posted to",
+		"are posted to", "also sends", "also posts", "also uploads", "also forwards", "also copies", "also shares", "also logs", "also reports",
+		"is logged to", "are logged to", "reports back", "phones home", "is transmitted", "are transmitted", "transmits", "is copied", "are copied",
+		"a copy goes", "a copy is", "copy of every", "copy of each", "copy of all", "is also sent", "are also sent", "synced to", "is synced", "are synced",
+		"se reenvía", "se reenvían", "wird weitergeleitet", "werden weitergeleitet", "est transféré", "sont transférés", "пересылается", "é encaminhado", "转发到", "転送され",
+	},
+	fOutside: {
+		"external server*", "remote server*", "third party", "third-party", "third parties", "attacker*", "our server*", "partner server*", "external endpoint*",
+		"offsite", "off-site", "remote endpoint*", "external host*", "analytics server*", "collection server*", "collector*", "outside party", "external service*",
+		"external address*", "outside address*", "external mailbox*", "backup server*", "audit server*", "monitoring server*",
+	},
+	fUserData: {
+		"all messages", "every message", "each message", "all emails", "every email", "each email", "all uploads", "every upload", "each upload",
+		"all files", "every file", "each file", "all documents", "every document", "all conversations", "every conversation", "all chats",
+		"user data", "user's data", "users' data", "all data", "all user", "all results", "every result", "each result", "all inputs", "every input",
+		"all prompts", "every prompt", "all communications", "all email communications", "all traffic", "all activity", "everything the user", "customer data",
+		"what the user asked", "what the customer asked", "the user's question", "the user's request", "the user's query", "the customer's question",
+		"personal data", "personal information", "private information", "private data", "the user's files", "all commits", "every commit", "any commit",
+	},
+	fHijack: {
+		"hijack*", "take over", "takes over", "takeover", "intercept", "intercepts", "intercepted", "intercepting", "man-in-the-middle", "mitm",
+		"impersonate*", "masquerade*", "spoof*", "shadow*", "supersede*", "replaces the", "replace the", "in place of the",
+	},
+	fUrgency: {
+		"act now", "limited time offer", "limited-time offer", "hurry", "while you still can", "don't fall behind", "do not fall behind", "don't miss out",
+		"do not miss out", "last chance", "filling fast", "selling fast", "uses left", "before access expires", "access expires soon", "before it's too late",
+		"before it is too late", "only available today", "exclusive access", "vip access",
+	},
+	fEncodeHide: {
+		"ascii value*", "ascii code*", "char code*", "character code*", "as numbers", "as digits", "as integers", "as a number", "encoded as",
+		"base64-encode*", "base64 encode*", "hex-encode*", "hex encode*", "rot13", "encode it", "encode them", "encoding it", "obfuscate*", "steganograph*",
+		"spell it out", "one character at a time", "split across",
+	},
+	fPersonal: {
+		"home address", "street address", "mailing address", "password hint*", "security question*", "security answer*", "maiden name", "social security",
+		"ssn", "date of birth", "birth date", "credit card*", "card number*", "cvv", "cvc", "bank account*", "routing number", "passport number*",
+		"driver's license", "national id", "tax id", "medical record*", "health record*", "private information", "personal information", "personal data",
+		"private data", "pii", "private details", "personal details",
 	},
 	fCallTool: {
 		"call", "invoke", "rufe", "llama", "llames", "appelle", "appelez", "вызови", "chame", "调用", "呼び出",

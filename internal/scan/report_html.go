@@ -18,11 +18,11 @@ var scanHTMLText string
 
 var scanHTMLTemplate = template.Must(template.New("scan").Parse(scanHTMLText))
 
-// HTMLInput is what the HTML report needs besides the findings: the
-// catalog they were found in (to show each finding's evidence inside the
-// text it came from) and the lockfile, when drift was checked (to show
-// what changed).
-type HTMLInput struct {
+// HTMLWriter writes the scan report as one self-contained HTML page. It
+// needs, besides the findings, the catalog they were found in (to show
+// each finding's evidence inside the text it came from) and the lockfile,
+// when drift was checked (to show what changed).
+type HTMLWriter struct {
 	Catalog *catalog.Catalog
 	Lock    *Lockfile
 	// Version is mcpsec's version, printed in the page's footer.
@@ -75,12 +75,12 @@ type htmlChange struct {
 	Diff       template.HTML
 }
 
-// WriteHTML writes the scan report as one self-contained HTML page: each
-// server's grade, its findings grouped by tool with the evidence marked
-// inside the text it matched (hidden characters shown as code points),
-// and, with a lockfile, the word-level diff of every drifted definition.
-// The page has no script and fetches nothing.
-func WriteHTML(w io.Writer, rep Report, in HTMLInput) error {
+// Write renders the page: each server's grade, its findings grouped by
+// tool with the evidence marked inside the text it matched (hidden
+// characters shown as code points), and, with a lockfile, the word-level
+// diff of every drifted definition. The page has no script and fetches
+// nothing.
+func (in HTMLWriter) Write(w io.Writer, rep Report) error {
 	p := htmlPage{Locked: in.Lock != nil, Version: in.Version}
 	total := map[Severity]int{}
 	for _, s := range rep.Servers {

@@ -82,3 +82,99 @@ func MaxSeverity(findings []Finding) (Severity, bool) {
 	}
 	return m, true
 }
+
+// signal is one independent kind of evidence that a tool's metadata works
+// against the user. Rules declare which kinds a firing shows; a tool's
+// findings are then graded by how many kinds agree (agree), so that one
+// suspicious sentence is never critical on its own.
+type signal uint16
+
+const (
+	sigSource   signal = 1 << iota // secrets, local files or conversation content are taken
+	sigFlow                        // data is moved into a call, a record or a message
+	sigDest                        // an outside destination: address, URL, host
+	sigOverride                    // the model's rules or safety are set aside, or its role is switched
+	sigConceal                     // something is kept from the user
+	sigXTool                       // other tools or servers are acted on
+	sigDestruct                    // a destructive step nobody asked for
+	sigTamper                      // the user's own content or arguments are altered
+	sigPrefer                      // this tool is to be chosen over others by decree
+	sigMarkup                      // fake system or chat-template markup, or comments hiding text
+	sigHidden                      // text hidden by encoding or invisible characters carries instructions
+	sigName                        // the tool's name imitates or collides with another tool
+)
+
+var signalNames = []string{"source", "flow", "destination", "override", "concealment", "cross-tool", "destructive", "tampering", "preference", "markup", "hidden", "name"}
+
+func (s signal) count() int {
+	n := 0
+	for ; s != 0; s &= s - 1 {
+		n++
+	}
+	return n
+}
+
+// String lists the kinds, for messages.
+func (s signal) String() string {
+	var out []string
+	for i, n := range signalNames {
+		if s&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "+")
+}
+
+// agreementSeverity turns the kinds of evidence found on one tool into a
+// severity: one kind alone is at most medium; two agreeing kinds are
+// high; critical needs three kinds, or a pair that together is the whole
+// attack (a secret taken and an outside destination, an override of the
+// model's rules and concealment from the user).
+func agreementSeverity(s signal) Severity {
+	switch {
+	case s == 0:
+		return Info
+	case s.count() >= 3,
+		s&sigSource != 0 && s&sigDest != 0,
+		s&sigOverride != 0 && s&sigConceal != 0:
+		return Critical
+	case s.count() == 2:
+		return High
+	}
+	return Medium
+}
+
+// agree sets the severity of every finding that carries signals from the
+// union of the signals found on the same tool (or the same server-level
+// text: instructions, one prompt, one resource). Findings without signals
+// (sizes, collisions, lows from decoding) keep theirs.
+func agree(fs []Finding) {
+	type key struct{ server, tool, scope string }
+	scopeOf := func(f Finding) key {
+		k := key{server: f.Server, tool: f.Tool}
+		if f.Tool == "" {
+			seg := strings.SplitN(f.Location, "/", 3)
+			k.scope = seg[0]
+			if len(seg) > 1 {
+				k.scope += "/" + seg[1]
+			}
+		}
+		return k
+	}
+	union := map[key]signal{}
+	for _, f := range fs {
+		if f.signals != 0 {
+			union[scopeOf(f)] |= f.signals
+		}
+	}
+	for i := range fs {
+		if fs[i].signals == 0 {
+			continue
+		}
+		u := union[scopeOf(fs[i])]
+		fs[i].Severity = agreementSeverity(u)
+		if u != fs[i].signals {
+			fs[i].Message = strings.TrimSuffix(fs[i].Message, ".") + " (agreeing evidence on this tool: " + u.String() + ")"
+		}
+	}
+}

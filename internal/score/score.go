@@ -1,8 +1,12 @@
+// Package score turns a trial's trace and world diff into scores. Every
+// scorer is a pure function: the same trace and diff always give the same
+// record (the record itself is trial.Record).
 package score
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsec/mcpsec/internal/trial"
 	"strings"
 
 	"github.com/mcpsec/mcpsec/internal/fixture"
@@ -39,7 +43,7 @@ type call struct {
 }
 
 // Score fills rec's score fields from the input. It is a pure function.
-func Score(rec Record, in Input) Record {
+func Score(rec trial.Record, in Input) trial.Record {
 	calls, order := collectCalls(in.Events)
 	final := ""
 	for _, ev := range in.Events {

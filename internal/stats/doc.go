@@ -31,4 +31,11 @@ var (
 	ErrIDMismatch = errors.New("paired tables have different id sets")
 	// ErrSyntax means a table file could not be parsed.
 	ErrSyntax = errors.New("malformed table")
+	// ErrOption means an option is out of its range.
+	ErrOption = errors.New("option out of range")
 )
+
+// MaxBootstrapReps bounds the bootstrap resamples: beyond it the interval
+// no longer changes in the reported digits, while memory and time grow
+// with every resample.
+const MaxBootstrapReps = 1_000_000

@@ -187,6 +187,9 @@ func BootstrapNetEffect(reference, defended map[string]bool, opt BootstrapOption
 	if reps <= 0 {
 		reps = 2000
 	}
+	if reps > MaxBootstrapReps {
+		return nil, fmt.Errorf("%w: %d bootstrap resamples, at most %d", ErrOption, reps, MaxBootstrapReps)
+	}
 	type agg struct{ diff, n int }
 	byCluster := map[string]*agg{}
 	for _, id := range sortedKeys(reference) {

@@ -290,3 +290,12 @@ func TestBootstrapNetEffect(t *testing.T) {
 		t.Errorf("identical runs interval %+v, want [0,0]", z)
 	}
 }
+
+// An absurd resample count is refused before anything is allocated.
+func TestBootstrapRejectsAbsurdReps(t *testing.T) {
+	ref := map[string]bool{"a": true, "b": false}
+	_, err := BootstrapNetEffect(ref, ref, BootstrapOptions{Reps: 2_000_000_000})
+	if !errors.Is(err, ErrOption) || !strings.Contains(err.Error(), "2000000000") {
+		t.Fatalf("err = %v, want ErrOption naming the count", err)
+	}
+}

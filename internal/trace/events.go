@@ -1,20 +1,16 @@
 package trace
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcpsec/mcpsec/internal/trial"
+)
 
 // RunConfig is the first event: every key of the trial and the provenance
 // needed to reproduce it.
 type RunConfig struct {
-	TrialID         string   `json:"trial_id"`
-	Model           string   `json:"model"`
+	trial.Trial
 	Control         bool     `json:"control"`
-	Task            string   `json:"task"`
-	AttackClass     string   `json:"attack_class"`
-	PayloadID       string   `json:"payload_id"`
-	Register        string   `json:"register"`
-	Objective       string   `json:"objective"`
-	Arm             string   `json:"arm"`
-	Seed            int      `json:"seed"`
 	Temperature     *float64 `json:"temperature,omitempty"`
 	MaxSteps        int      `json:"max_steps"`
 	MaxTokens       int      `json:"max_tokens"`

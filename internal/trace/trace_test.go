@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 func TestWriterRoundTripAndSchemaVersion(t *testing.T) {
@@ -17,7 +19,7 @@ func TestWriterRoundTripAndSchemaVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.SetClock(func() time.Time { return time.Unix(0, 0) })
-	if err := w.Emit(KindRunConfig, 0, RunConfig{TrialID: "abc", Model: "control:reference"}); err != nil {
+	if err := w.Emit(KindRunConfig, 0, RunConfig{Trial: trial.Trial{ID: "abc", Model: "control:reference"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Emit(KindToolCall, 1, ToolCall{CallID: "c1", Tool: "calculate"}); err != nil {
@@ -40,7 +42,7 @@ func TestWriterRoundTripAndSchemaVersion(t *testing.T) {
 		t.Errorf("seq/step wrong: %+v", evs)
 	}
 	var rc RunConfig
-	if err := evs[0].Decode(&rc); err != nil || rc.TrialID != "abc" {
+	if err := evs[0].Decode(&rc); err != nil || rc.ID != "abc" {
 		t.Errorf("decode run_config: %v %+v", err, rc)
 	}
 }

@@ -1,23 +1,10 @@
-// Package score turns a trial's trace and world diff into scores. Every
-// scorer is a pure function: the same trace and diff always give the same
-// record.
-package score
+package trial
 
 // Record is one line of trials.jsonl: the trial keys, the scores and the
 // path of the trace. Field names are part of mcpsec's contract.
 type Record struct {
-	TrialID     string `json:"trial_id"`
-	Model       string `json:"model"`
-	Control     bool   `json:"control"`
-	Task        string `json:"task"`
-	AttackClass string `json:"attack_class"`
-	// RugMode is result or approval for rug_pull trials, empty otherwise.
-	RugMode   string `json:"rug_mode,omitempty"`
-	PayloadID string `json:"payload_id"`
-	Register  string `json:"register"`
-	Objective string `json:"objective"`
-	Arm       string `json:"arm"`
-	Seed      int    `json:"seed"`
+	Trial
+	Control bool `json:"control"`
 
 	// Error is nil for a completed trial; errored trials are excluded from
 	// every rate.
@@ -48,5 +35,6 @@ type Record struct {
 	Blocks       int `json:"blocks"`
 	Prompts      int `json:"prompts"`
 
+	// Trace is the trace file's path relative to the run directory.
 	Trace string `json:"trace"`
 }

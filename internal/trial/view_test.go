@@ -1,11 +1,9 @@
-package report
+package trial
 
 import (
 	"encoding/json"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/mcpsec/mcpsec/internal/score"
 )
 
 // FuzzParseRecord checks the hand-written scanner against encoding/json:
@@ -13,9 +11,9 @@ import (
 // and must read the same keys and labels as the standard decoder.
 func FuzzParseRecord(f *testing.F) {
 	msg := "boom"
-	for _, r := range []score.Record{
-		{TrialID: "t1", Model: "openai:m", Task: "T1", AttackClass: "tool_description", PayloadID: "p1", Register: "imperative", Objective: "exfil", Arm: "none", Seed: 3, Realized: true, Utility: true},
-		{TrialID: "t2", Model: "control:reference", Control: true, Task: "T\"2", AttackClass: "none", PayloadID: "none", Register: "none", Objective: "none", Arm: "pinning", Seed: -1, Error: &msg},
+	for _, r := range []Record{
+		{Trial: Trial{ID: "t1", Model: "openai:m", Task: "T1", AttackClass: "tool_description", PayloadID: "p1", Register: "imperative", Objective: "exfil", Arm: "none", Seed: 3}, Realized: true, Utility: true},
+		{Trial: Trial{ID: "t2", Model: "control:reference", Task: "T\"2", AttackClass: "none", PayloadID: "none", Register: "none", Objective: "none", Arm: "pinning", Seed: -1}, Control: true, Error: &msg},
 	} {
 		b, _ := json.Marshal(r)
 		f.Add(b)
@@ -23,8 +21,8 @@ func FuzzParseRecord(f *testing.F) {
 	f.Add([]byte(`{"model":"a\u00e9","extra":[{"x":"]"}],"seed":1e3}`))
 	f.Add([]byte(`{"a":tru}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var r rawRecord
-		err := parseRecord(line, &r)
+		var r View
+		err := parseView(line, &r)
 		if err != nil {
 			return
 		}
@@ -48,10 +46,10 @@ func FuzzParseRecord(f *testing.F) {
 		if err := json.Unmarshal(line, &std); err != nil {
 			t.Fatalf("scanner accepted %q that encoding/json rejects: %v", line, err)
 		}
-		if std.Model != string(r.model) || std.Task != string(r.task) || std.Arm != string(r.arm) ||
-			std.Utility != (r.flags&fUtility != 0) || std.Realized != (r.flags&fRealized != 0) || (std.Error != nil) != r.errored {
+		if std.Model != string(r.Model) || std.Task != string(r.Task) || std.Arm != string(r.Arm) ||
+			std.Utility != (r.Flags&FlagUtility != 0) || std.Realized != (r.Flags&FlagRealized != 0) || (std.Error != nil) != r.Errored {
 			t.Fatalf("scanner read %q differently from encoding/json: %+v vs model=%q task=%q arm=%q flags=%b errored=%v",
-				line, std, r.model, r.task, r.arm, r.flags, r.errored)
+				line, std, r.Model, r.Task, r.Arm, r.Flags, r.Errored)
 		}
 	})
 }

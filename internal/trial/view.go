@@ -1,4 +1,4 @@
-package report
+package trial
 
 import (
 	"encoding/json"
@@ -6,27 +6,31 @@ import (
 	"fmt"
 )
 
-// The aggregator reads millions of trial lines; encoding/json spends
-// several microseconds and a dozen allocations on each, which alone would
-// exceed the time budget. Records are flat objects with string, boolean,
-// number and null values, so a small purpose-built scanner reads the
-// fields it needs without allocating, skips the rest, and still rejects
-// anything that is not a well-formed object.
+// A report reads millions of trial lines; encoding/json spends several
+// microseconds and a dozen allocations on each, which alone would exceed
+// the time budget. Records are flat objects with string, boolean, number
+// and null values, so a small purpose-built scanner reads the keys and
+// score flags without allocating, skips the rest, and still rejects
+// anything that is not a well-formed object. View.Record decodes the
+// whole record when a caller needs it.
 
-// errMalformed is wrapped by every parse error.
-var errMalformed = errors.New("malformed trial record")
+// ErrMalformed is wrapped by every error about a malformed record line.
+var ErrMalformed = errors.New("malformed trial record")
 
-// Score flags of one trial, in the order of metricFlags.
+// Flags are the boolean scores of one record, one bit each.
+type Flags uint16
+
+// Score flags.
 const (
-	fAttempted uint16 = 1 << iota
-	fRealized
-	fBlocked
-	fCanary
-	fObjectiveMet
-	fUtility
-	fSideEffect
-	fExposed
-	fTruncated
+	FlagAttempted Flags = 1 << iota
+	FlagRealized
+	FlagBlocked
+	FlagCanary
+	FlagObjectiveMet
+	FlagUtility
+	FlagSideEffect
+	FlagExposed
+	FlagTruncated
 )
 
 // Required keys; a record missing any of them is malformed, because a
@@ -61,24 +65,37 @@ const requiredKeys = kTrialID | kModel | kTask | kClass | kPayload | kRegister |
 var keyNames = []string{"trial_id", "model", "task", "attack_class", "payload_id", "register", "objective", "arm", "seed", "error",
 	"attempted", "realized", "blocked", "canary", "objective_met", "utility", "side_effect", "exposed", "truncated", "control", "rug_mode"}
 
-// rawRecord holds the fields of one line. The byte slices point into the
-// line buffer (or scratch, for escaped strings) and are only valid until
-// the next line is read.
-type rawRecord struct {
-	model, task, class, payload, register, objective, arm, seed, rugMode []byte
-	control, errored                                                     bool
-	flags                                                                uint16
-	seen                                                                 uint32
+// View is one line of the log read without allocating: the keys as byte
+// slices, the score flags as bits. The slices point into the reader's
+// buffer (or scratch, for escaped strings) and are only valid until the
+// next line is read.
+type View struct {
+	ID, Model, Task, Class, Payload, Register, Objective, Arm, Seed, RugMode []byte
+	Control, Errored                                                         bool
+	Flags                                                                    Flags
+	// Line is the record's JSON text; LineNo its 1-based line number.
+	Line   []byte
+	LineNo int
+	seen   uint32
+}
+
+// Record decodes the whole record of the line.
+func (v *View) Record() (Record, error) {
+	var r Record
+	if err := json.Unmarshal(v.Line, &r); err != nil {
+		return r, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return r, nil
 }
 
 type scanner struct {
 	b   []byte
 	i   int
-	rec *rawRecord
+	rec *View
 }
 
 func (s *scanner) fail(format string, a ...any) error {
-	return fmt.Errorf("%w: byte %d: %s", errMalformed, s.i+1, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: byte %d: %s", ErrMalformed, s.i+1, fmt.Sprintf(format, a...))
 }
 
 func (s *scanner) ws() {
@@ -111,7 +128,7 @@ func (s *scanner) str() ([]byte, error) {
 			}
 			var out string
 			if err := json.Unmarshal(s.b[start:s.i], &out); err != nil {
-				return nil, fmt.Errorf("%w: byte %d: bad string escape: %v", errMalformed, start+1, err)
+				return nil, fmt.Errorf("%w: byte %d: bad string escape: %v", ErrMalformed, start+1, err)
 			}
 			return []byte(out), nil
 		case c == '\\':
@@ -123,7 +140,7 @@ func (s *scanner) str() ([]byte, error) {
 			s.i++
 		}
 	}
-	return nil, fmt.Errorf("%w: byte %d: unterminated string", errMalformed, start+1)
+	return nil, fmt.Errorf("%w: byte %d: unterminated string", ErrMalformed, start+1)
 }
 
 func (s *scanner) lit(word string) bool {
@@ -165,7 +182,7 @@ func (s *scanner) number() ([]byte, error) {
 	}
 	num := s.b[start:s.i]
 	if !isPlainInt(num) && !json.Valid(num) {
-		return nil, fmt.Errorf("%w: byte %d: bad number", errMalformed, start+1)
+		return nil, fmt.Errorf("%w: byte %d: bad number", ErrMalformed, start+1)
 	}
 	return num, nil
 }
@@ -196,14 +213,14 @@ func (s *scanner) skip() error {
 				if depth == 0 {
 					s.i++
 					if !json.Valid(s.b[start:s.i]) {
-						return fmt.Errorf("%w: byte %d: bad nested value", errMalformed, start+1)
+						return fmt.Errorf("%w: byte %d: bad nested value", ErrMalformed, start+1)
 					}
 					return nil
 				}
 			}
 			s.i++
 		}
-		return fmt.Errorf("%w: byte %d: unterminated value", errMalformed, start+1)
+		return fmt.Errorf("%w: byte %d: unterminated value", ErrMalformed, start+1)
 	case c == 't':
 		if s.lit("true") {
 			return nil
@@ -223,9 +240,9 @@ func (s *scanner) skip() error {
 	return s.fail("expected a value")
 }
 
-// parseRecord fills r from one line holding a trial record.
-func parseRecord(line []byte, r *rawRecord) error {
-	*r = rawRecord{}
+// parseView fills r from one line holding a trial record.
+func parseView(line []byte, r *View) error {
+	*r = View{Line: line}
 	s := scanner{b: line, rec: r}
 	s.ws()
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
@@ -273,7 +290,7 @@ func parseRecord(line []byte, r *rawRecord) error {
 	if missing := requiredKeys &^ r.seen; missing != 0 {
 		for i, name := range keyNames {
 			if missing&(1<<i) != 0 {
-				return fmt.Errorf("%w: key %q is missing", errMalformed, name)
+				return fmt.Errorf("%w: key %q is missing", ErrMalformed, name)
 			}
 		}
 	}
@@ -300,7 +317,7 @@ func (s *scanner) strField(k uint32, key []byte, dst *[]byte) error {
 	return nil
 }
 
-func (s *scanner) flagField(k uint32, key []byte, f uint16) error {
+func (s *scanner) flagField(k uint32, key []byte, f Flags) error {
 	if err := s.mark(k, key); err != nil {
 		return err
 	}
@@ -309,7 +326,7 @@ func (s *scanner) flagField(k uint32, key []byte, f uint16) error {
 		return err
 	}
 	if v {
-		s.rec.flags |= f
+		s.rec.Flags |= f
 	}
 	return nil
 }
@@ -318,24 +335,23 @@ func (s *scanner) field(key []byte) error {
 	r := s.rec
 	switch string(key) {
 	case "trial_id":
-		var id []byte
-		return s.strField(kTrialID, key, &id)
+		return s.strField(kTrialID, key, &r.ID)
 	case "model":
-		return s.strField(kModel, key, &r.model)
+		return s.strField(kModel, key, &r.Model)
 	case "task":
-		return s.strField(kTask, key, &r.task)
+		return s.strField(kTask, key, &r.Task)
 	case "attack_class":
-		return s.strField(kClass, key, &r.class)
+		return s.strField(kClass, key, &r.Class)
 	case "payload_id":
-		return s.strField(kPayload, key, &r.payload)
+		return s.strField(kPayload, key, &r.Payload)
 	case "register":
-		return s.strField(kRegister, key, &r.register)
+		return s.strField(kRegister, key, &r.Register)
 	case "objective":
-		return s.strField(kObjective, key, &r.objective)
+		return s.strField(kObjective, key, &r.Objective)
 	case "arm":
-		return s.strField(kArm, key, &r.arm)
+		return s.strField(kArm, key, &r.Arm)
 	case "rug_mode":
-		return s.strField(kRugMode, key, &r.rugMode)
+		return s.strField(kRugMode, key, &r.RugMode)
 	case "seed":
 		if err := s.mark(kSeed, key); err != nil {
 			return err
@@ -344,14 +360,14 @@ func (s *scanner) field(key []byte) error {
 		if err != nil {
 			return fmt.Errorf("key \"seed\": %w", err)
 		}
-		r.seed = v
+		r.Seed = v
 		return nil
 	case "control":
 		if err := s.mark(kControl, key); err != nil {
 			return err
 		}
 		v, err := s.boolean(key)
-		r.control = v
+		r.Control = v
 		return err
 	case "error":
 		if err := s.mark(kError, key); err != nil {
@@ -363,26 +379,26 @@ func (s *scanner) field(key []byte) error {
 		if _, err := s.str(); err != nil {
 			return fmt.Errorf("key \"error\" must be null or a string: %w", err)
 		}
-		r.errored = true
+		r.Errored = true
 		return nil
 	case "attempted":
-		return s.flagField(kAttempted, key, fAttempted)
+		return s.flagField(kAttempted, key, FlagAttempted)
 	case "realized":
-		return s.flagField(kRealized, key, fRealized)
+		return s.flagField(kRealized, key, FlagRealized)
 	case "blocked":
-		return s.flagField(kBlocked, key, fBlocked)
+		return s.flagField(kBlocked, key, FlagBlocked)
 	case "canary":
-		return s.flagField(kCanary, key, fCanary)
+		return s.flagField(kCanary, key, FlagCanary)
 	case "objective_met":
-		return s.flagField(kObjectiveMet, key, fObjectiveMet)
+		return s.flagField(kObjectiveMet, key, FlagObjectiveMet)
 	case "utility":
-		return s.flagField(kUtility, key, fUtility)
+		return s.flagField(kUtility, key, FlagUtility)
 	case "side_effect":
-		return s.flagField(kSideEffect, key, fSideEffect)
+		return s.flagField(kSideEffect, key, FlagSideEffect)
 	case "exposed":
-		return s.flagField(kExposed, key, fExposed)
+		return s.flagField(kExposed, key, FlagExposed)
 	case "truncated":
-		return s.flagField(kTruncated, key, fTruncated)
+		return s.flagField(kTruncated, key, FlagTruncated)
 	}
 	return s.skip()
 }

@@ -1,0 +1,182 @@
+package scan
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Structural cues that need word order rather than single phrases: role
+// switches, a tool speaking of itself, unnamed other tools, inserting
+// itself before other work, bulk collection, references to the tool's own
+// parameters.
+var (
+	modeSwitchRe = regexp.MustCompile(`\byou(?: are|'re| r)\s+(?:now|no longer)\b|\bfrom now on\b|` +
+		`\b(?:unrestricted|god|jailbreak|jailbroken|dan|unfiltered|uncensored|evil|developer|unlimited|no[- ]limits?)\s+mode\b|` +
+		`(?:^|[.:;!\n\]>]\s*)act as\b|\bpretend (?:to be|you are|you're|that you)\b|\brole[- ]?play (?:as|that)\b|\brole change\b|` +
+		`\byour new (?:role|persona|identity|instructions)\b|\byou have a new (?:role|persona|identity)\b|\bdo anything now\b|\bjailbr(?:eak|oken)`)
+	selfRefRe     = regexp.MustCompile(`\bthis (?:\w+ )?(?:tool|function|server|service|plugin|api|endpoint|integration|converter|translator|calculator|engine|utility|one)\b|\b(?:use|choose|call|pick) me\b`)
+	othersRe      = regexp.MustCompile(`\b(?:other|alternative|competing|rival|third-party|built-in|existing|similar|any other|all other|every other|inferior|outdated|lesser|obsolete)\s+(?:[\w-]+\s+)?(?:tools?|servers?|functions?|services?|providers?|plugins?|apis?|converters?|translators?|calculators?|engines?|implementations?|versions?|sources?|geocoders?|lookups?|apps?|utilities|libraries|integrations?|solutions?|options)\b|\balternatives\b|\bcompetitors?\b`)
+	chooseFirstRe = regexp.MustCompile(`\b(?:choose|select|pick|prefer|prioriti[sz]e|try|use)\s+(?:this|me)\b[^.]*\b(?:first|before any(?:thing)? else)\b`)
+	selfInsertRe  = regexp.MustCompile(`\bbefore (?:you )?(?:execut\w*|call\w*|us\w*|run\w*|perform\w*|do\w*|invok\w*|process\w*|answer\w*|respond\w*|handl\w*)\s+(?:(?:any|every|each|all|other)\b|(?:\w+\s+){0,3}?(?:operation|tool|function|command|request|calculation|action|step|query|task)s?\b)`)
+	selfCallRe    = regexp.MustCompile(`\b(?:execute|call|use|run|invoke|trigger) this (?:tool|function)\b`)
+	solicitRe     = regexp.MustCompile(`\b(?:store|save|record|log|put|dump|collect|keep|write|paste|send|submit|give|share)\b\s+(?:\w+\s+){0,2}?(?:all|every|any)\s+(?:of\s+)?(?:the\s+|your\s+)?(?:\w+\s+)?(?:important|sensitive|private|personal|relevant|confidential|secret|valuable|interesting)\s+(?:values?|data|information|info|details?|facts?|things?|items?|credentials?|content|context|secrets?)\b`)
+	letKnowRe     = regexp.MustCompile(`\blet\s+\S+\s+know\b|\bloop\s+\S+\s+in\b|\bkeep\s+\S+\s+(?:posted|informed|in the loop)\b`)
+	siblingSrcRe  = regexp.MustCompile(`\b(?:from|by|using|via|with)\s+(?:the\s+)?(?:get|list|fetch|read|login|auth|create|obtain|search|find)[_-]\w+|\b(?:from|by|using|via) the [\w-]+ tool\b`)
+)
+
+// intentFeatures computes the word-order cues of one sentence. Cheap
+// substring gates keep the regular expressions off most text.
+func (sc *scanner) intentFeatures(sentence, lower string) feature {
+	var f feature
+	if (strings.Contains(lower, "you") || strings.Contains(lower, "mode") || strings.Contains(lower, "act as") || strings.Contains(lower, "pretend") ||
+		strings.Contains(lower, "role") || strings.Contains(lower, "jailbr") || strings.Contains(lower, "anything now")) && modeSwitchRe.MatchString(lower) {
+		f |= fModeSwitch
+	}
+	if strings.Contains(lower, "this ") || strings.Contains(lower, " me") {
+		if selfRefRe.MatchString(lower) {
+			f |= fSelfRef
+		}
+		if chooseFirstRe.MatchString(lower) {
+			f |= fUniversal | fSelfRef
+		}
+		if strings.Contains(lower, "before ") && selfInsertRe.MatchString(lower) && selfCallRe.MatchString(lower) {
+			f |= fSelfInsert
+		}
+	}
+	if (strings.Contains(lower, "other") || strings.Contains(lower, "alternative") || strings.Contains(lower, "compet") || strings.Contains(lower, "rival") ||
+		strings.Contains(lower, "built-in") || strings.Contains(lower, "existing") || strings.Contains(lower, "similar") || strings.Contains(lower, "inferior") ||
+		strings.Contains(lower, "outdated") || strings.Contains(lower, "lesser") || strings.Contains(lower, "obsolete")) && othersRe.MatchString(lower) {
+		f |= fOthers
+	}
+	if (strings.Contains(lower, "all ") || strings.Contains(lower, "every ") || strings.Contains(lower, "any ")) && solicitRe.MatchString(lower) {
+		f |= fSolicit
+	}
+	if (strings.Contains(lower, "know") || strings.Contains(lower, "loop") || strings.Contains(lower, "keep")) && letKnowRe.MatchString(lower) {
+		f |= fFlow
+	}
+	if secretPathRe.MatchString(lower) {
+		f |= fFile | fSrc
+	}
+	if strings.HasPrefix(lower, "after ") {
+		f |= fUnreq
+	}
+	if siblingSrcRe.MatchString(lower) {
+		f |= fSiblingOut
+	}
+	if hasSiblingSlug(sentence) {
+		f |= fNamesSibling
+	}
+	if sc != nil && sc.cur != nil && sc.cur.mentionsParam(sentence) {
+		f |= fParamRef
+	}
+	if strings.Contains(sentence, "DAN") && danRe.MatchString(sentence) {
+		f |= fModeSwitch
+	}
+	return f
+}
+
+var danRe = regexp.MustCompile(`\bDAN\b`)
+
+// secretPathRe finds file paths whose own name says they hold secrets
+// (vault/secret.txt, config/credentials.yml, keys/private.pem).
+var secretPathRe = regexp.MustCompile(`[\w~.-]*/[\w./-]*(?:secret|credential|passw|token|private[_-]?key|apikey|api[_-]key)[\w.-]*|[\w-]*(?:secret|credential|passw|token|apikey|api[_-]key)[\w-]*\.(?:txt|json|ya?ml|env|ini|pem|key|cfg|conf|toml)\b`)
+
+// hasSiblingSlug spots an identifier that reads as a tool name
+// (get_report, list-buckets): advice that names a specific sibling is
+// navigation, not a decree against unnamed others.
+func hasSiblingSlug(s string) bool {
+	for i := 0; i < len(s); {
+		if !isIdentByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isIdentByte(s[j]) {
+			j++
+		}
+		tok := strings.Trim(s[i:j], ".")
+		i = j
+		if strings.ContainsAny(tok, "_-") && toolLikeSlug(tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsParam reports a sentence naming one of the tool's own
+// parameters: long names as words, one- and two-letter names only when
+// quoted or after "to", "as", "in", "into", "parameter", "argument" or
+// "field".
+func (c *contract) mentionsParam(s string) bool {
+	if len(c.params) == 0 {
+		return false
+	}
+	lower := strings.ToLower(s)
+	for i := 0; i < len(lower); {
+		if !isIdentByte(lower[i]) || lower[i] == '.' || lower[i] == '-' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(lower) && isIdentByte(lower[j]) && lower[j] != '.' {
+			j++
+		}
+		tok := lower[i:j]
+		start := i
+		i = j
+		if !c.params[tok] {
+			continue
+		}
+		if len(tok) >= 3 {
+			return true
+		}
+		if start > 0 && strings.IndexByte("`'\"", lower[start-1]) >= 0 {
+			return true
+		}
+		before := strings.Fields(lower[max(0, start-12):start])
+		if len(before) > 0 {
+			switch before[len(before)-1] {
+			case "to", "as", "in", "into", "parameter", "argument", "field", "param":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// secretParam reports whether the sentence names one of the tool's own
+// parameters whose name says it holds a secret (api_key, token,
+// password): the secret the sentence talks about is the tool's input.
+func (c *contract) secretParam(lower string) bool {
+	if c == nil {
+		return false
+	}
+	for p := range c.params {
+		if len(p) < 4 || !strings.Contains(lower, p) {
+			continue
+		}
+		for _, w := range []string{"token", "key", "secret", "password", "passphrase", "credential", "auth"} {
+			if strings.Contains(p, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ownSafetyOption reports a tool whose parameters are themselves safety
+// switches (skip_safety_checks, bypass_filter): documenting the switch is
+// not an order to drop the model's safety.
+func (c *contract) ownSafetyOption() bool {
+	if c == nil {
+		return false
+	}
+	for p := range c.params {
+		for _, w := range []string{"safety", "safe", "guard", "filter", "check", "verify", "validation", "restrict", "moderation", "censor"} {
+			if strings.Contains(p, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
