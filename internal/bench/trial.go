@@ -374,6 +374,10 @@ func mergeStates(before fixture.State, files []string) (fixture.State, error) {
 // connServer adapts an mcpconn connection to the agent's Server.
 type connServer struct{ c *mcpconn.Conn }
 
+// AgentServer adapts an mcpconn connection to the agent's Server, for
+// other harnesses (redteam) that drive the same loop.
+func AgentServer(c *mcpconn.Conn) agent.Server { return connServer{c} }
+
 func (s connServer) Name() string { return s.c.Name() }
 
 func (s connServer) ListTools(ctx context.Context) ([]catalog.Tool, json.RawMessage, error) {

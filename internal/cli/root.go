@@ -96,6 +96,7 @@ func NewRoot(env *Env) *cobra.Command {
   lock     record tool fingerprints to detect drift later
   bench    run models x attack classes x defense arms, with Wilson intervals
   trial    run one trial and print its record
+  redteam  does a model, with a server, take the bait? (per-model signal)
   stats    compute benchmark metrics from label tables
   demo     everything above, offline, with the control agents
 

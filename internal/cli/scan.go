@@ -88,11 +88,32 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	if sf.timeout > 0 {
 		opts.ConnectTimeout = sf.timeout
 	}
+	live, liveURI, err := sf.liveSources(env)
+	if err != nil {
+		return nil, err
+	}
+	for i, src := range live {
+		srv, err := source.Fetch(ctx, src, opts)
+		if err != nil {
+			return nil, inputErr(err)
+		}
+		if srv.Name == "" || (src.Name == "" && len(src.Command) > 0 && srv.Name == strings.Join(src.Command, " ")) {
+			srv.Name = source.StdioName(src.Command)
+		}
+		addServer(srv, liveURI[i])
+	}
+	return out, nil
+}
+
+// liveSources turns the --stdio, --url and --config flags into server
+// sources (with a URI each for reports). Commands from config files run
+// only with --allow-exec; without it the commands are listed and refused.
+func (sf *sourceFlags) liveSources(env *Env) ([]mcpconn.Source, []string, error) {
 	// A started server is under inspection and gets a minimal
 	// environment, never mcpsec's keys; --pass-env adds one on purpose.
 	for _, name := range sf.passEnv {
 		if err := mcpconn.CheckEnvName(name); err != nil {
-			return nil, inputErrf("--pass-env: %w", err)
+			return nil, nil, inputErrf("--pass-env: %w", err)
 		}
 		if _, ok := os.LookupEnv(name); !ok {
 			fmt.Fprintf(env.Stderr, "--pass-env %s: not set in this environment, so not passed\n", name)
@@ -103,7 +124,7 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	for _, line := range sf.stdio {
 		argv, err := source.SplitCommand(line)
 		if err != nil {
-			return nil, inputErrf("--stdio: %w", err)
+			return nil, nil, inputErrf("--stdio: %w", err)
 		}
 		live = append(live, mcpconn.Source{Command: argv, PassEnv: sf.passEnv})
 		liveURI = append(liveURI, "stdio:"+url.PathEscape(source.StdioName(argv)))
@@ -111,7 +132,7 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	for _, u := range sf.urls {
 		pu, err := url.Parse(u)
 		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			return nil, inputErrf("--url %q: want an http:// or https:// URL", u)
+			return nil, nil, inputErrf("--url %q: want an http:// or https:// URL", u)
 		}
 		live = append(live, mcpconn.Source{URL: u})
 		liveURI = append(liveURI, u)
@@ -119,7 +140,7 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	for _, path := range sf.configs {
 		entries, err := source.LoadConfig(path)
 		if err != nil {
-			return nil, inputErr(err)
+			return nil, nil, inputErr(err)
 		}
 		var cmds []source.ConfigServer
 		for _, e := range entries {
@@ -132,7 +153,7 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 			for _, e := range cmds {
 				fmt.Fprintf(env.Stderr, "  %s\n", e.Describe())
 			}
-			return nil, inputErrf("refusing to start server commands from %s without --allow-exec", path)
+			return nil, nil, inputErrf("refusing to start server commands from %s without --allow-exec", path)
 		}
 		for _, e := range entries {
 			if e.URL != "" {
@@ -153,17 +174,7 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 			liveURI = append(liveURI, "stdio:"+url.PathEscape(e.Name))
 		}
 	}
-	for i, src := range live {
-		srv, err := source.Fetch(ctx, src, opts)
-		if err != nil {
-			return nil, inputErr(err)
-		}
-		if srv.Name == "" || (src.Name == "" && len(src.Command) > 0 && srv.Name == strings.Join(src.Command, " ")) {
-			srv.Name = source.StdioName(src.Command)
-		}
-		addServer(srv, liveURI[i])
-	}
-	return out, nil
+	return live, liveURI, nil
 }
 
 func newScanCmd(env *Env) *cobra.Command {
