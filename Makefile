@@ -5,7 +5,7 @@
 # script of theirs runs) and Debian's chromium for the browser tests of
 # the HTML reports (installed with apt-get only when missing; CI runs as
 # root).
-.PHONY: test deps build bench fmt-check vet
+.PHONY: test deps build bench compare-ts fmt-check vet
 
 GO ?= go
 
@@ -24,6 +24,12 @@ build:
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# mcpsec's MCP client against the official TypeScript SDK client, in one
+# run, against the same servers (the TS SDK's server-everything and the
+# go-sdk server of `mcpsec fixture serve`): calls/s of each and the ratio.
+compare-ts: deps
+	$(GO) test -run '^$$' -bench SameServerVsTS -benchtime 1x -v ./internal/mcpconn/clitest/
 
 vet:
 	$(GO) vet ./...

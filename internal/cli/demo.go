@@ -18,6 +18,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/model"
 	"github.com/mcpsec/mcpsec/internal/payload"
 	"github.com/mcpsec/mcpsec/internal/scan"
+	"github.com/mcpsec/mcpsec/internal/source"
 )
 
 func init() { register(newDemoCmd) }
@@ -200,15 +201,15 @@ func closeConns(cs []*mcpconn.Conn) {
 }
 
 func listCatalog(ctx context.Context, conns []*mcpconn.Conn) (*catalog.Catalog, error) {
-	cat := &catalog.Catalog{}
+	servers := make([]source.Server, 0, len(conns))
 	for _, c := range conns {
-		tools, _, err := c.ListTools(ctx)
+		s, err := source.List(ctx, c, c.Name())
 		if err != nil {
 			return nil, err
 		}
-		cat.Servers = append(cat.Servers, catalog.Server{Name: c.Name(), Tools: tools})
+		servers = append(servers, s)
 	}
-	return cat, nil
+	return source.Catalog(servers), nil
 }
 
 func printDemoReport(w io.Writer, label string, rep scan.Report) {

@@ -38,7 +38,11 @@ description is a change, reported by "scan --lock" as info.`,
 				return err
 			}
 			var buf bytes.Buffer
-			if err := scan.NewLock(ld.cat).Write(&buf); err != nil {
+			lf := scan.NewLock(ld.cat)
+			for _, s := range ld.servers {
+				lf.SetIdentity(s.Def.Name, identity(s))
+			}
+			if err := lf.Write(&buf); err != nil {
 				return err
 			}
 			if out == "" || out == "-" {

@@ -23,7 +23,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/proxy"
 	"github.com/mcpsec/mcpsec/internal/scan"
-	"github.com/mcpsec/mcpsec/internal/scan/source"
+	"github.com/mcpsec/mcpsec/internal/source"
 )
 
 func init() { register(newProxyCmd) }

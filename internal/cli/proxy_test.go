@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsec/mcpsec/internal/scan/source"
+	"github.com/mcpsec/mcpsec/internal/source"
 )
 
 var updateProxy = flag.Bool("update-proxy", false, "rewrite the proxy golden files")

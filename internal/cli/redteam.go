@@ -116,7 +116,7 @@ func runRedteam(ctx context.Context, env *Env, rf redteamFlags) error {
 		return err
 	}
 	sf := sourceFlags{stdio: rf.stdio, urls: rf.urls, configs: rf.configs, allowExec: rf.allowExec, passEnv: rf.passEnv}
-	sources, _, err := sf.liveSources(env)
+	sources, err := sf.liveSources(env)
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/scan"
-	"github.com/mcpsec/mcpsec/internal/scan/source"
+	"github.com/mcpsec/mcpsec/internal/source"
 )
 
 func init() { register(newScanCmd) }
@@ -42,42 +41,15 @@ func (sf *sourceFlags) add(cmd *cobra.Command) {
 	f.DurationVar(&sf.timeout, "timeout", 0, "connect timeout per live server (default: --connect-timeout, 10s)")
 }
 
-// loaded is a catalog with what the SARIF writer needs to point into it.
+// loaded is what the sources gave: the catalog to judge and, per
+// server, the document it came from.
 type loaded struct {
-	cat   *catalog.Catalog
-	sarif scan.SARIFSource
+	servers []source.Server
+	cat     *catalog.Catalog
+	origins map[string]scan.Origin
 }
 
-func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
-	if len(sf.catalogs)+len(sf.stdio)+len(sf.urls)+len(sf.configs) == 0 {
-		return nil, inputErrf("no catalog source: give --catalog FILE, --stdio CMD, --url URL or --config FILE")
-	}
-	out := &loaded{cat: &catalog.Catalog{}, sarif: scan.SARIFSource{ServerURIs: map[string]string{}}}
-	names := map[string]int{}
-	addServer := func(s catalog.Server, uri string) {
-		names[s.Name]++
-		if n := names[s.Name]; n > 1 {
-			s.Name = fmt.Sprintf("%s#%d", s.Name, n)
-		}
-		out.cat.Servers = append(out.cat.Servers, s)
-		out.sarif.ServerURIs[s.Name] = uri
-	}
-	for _, path := range sf.catalogs {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, inputErrf("catalog: %w", err)
-		}
-		c, err := catalog.Parse(path, data)
-		if err != nil {
-			return nil, inputErr(err)
-		}
-		for _, s := range c.Servers {
-			addServer(s, path)
-		}
-		if len(sf.catalogs) == 1 && len(sf.stdio)+len(sf.urls)+len(sf.configs) == 0 {
-			out.sarif.URI, out.sarif.Data, out.sarif.Catalog = path, data, c
-		}
-	}
+func (sf *sourceFlags) spec(env *Env) (source.Spec, error) {
 	// The global --protocol-version, --connect-timeout and --call-timeout
 	// apply; --timeout is kept as this command's shorthand for the
 	// connect timeout.
@@ -88,101 +60,160 @@ func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
 	if sf.timeout > 0 {
 		opts.ConnectTimeout = sf.timeout
 	}
-	live, liveURI, err := sf.liveSources(env)
-	if err != nil {
-		return nil, err
-	}
-	for i, src := range live {
-		srv, err := source.Fetch(ctx, src, opts)
-		if err != nil {
-			return nil, inputErr(err)
-		}
-		if srv.Name == "" || (src.Name == "" && len(src.Command) > 0 && srv.Name == strings.Join(src.Command, " ")) {
-			srv.Name = source.StdioName(src.Command)
-		}
-		addServer(srv, liveURI[i])
-	}
-	return out, nil
-}
-
-// liveSources turns the --stdio, --url and --config flags into server
-// sources (with a URI each for reports). Commands from config files run
-// only with --allow-exec; without it the commands are listed and refused.
-func (sf *sourceFlags) liveSources(env *Env) ([]mcpconn.Source, []string, error) {
 	// A started server is under inspection and gets a minimal
 	// environment, never mcpsec's keys; --pass-env adds one on purpose.
 	for _, name := range sf.passEnv {
 		if err := mcpconn.CheckEnvName(name); err != nil {
-			return nil, nil, inputErrf("--pass-env: %w", err)
+			return source.Spec{}, inputErrf("--pass-env: %w", err)
 		}
 		if _, ok := os.LookupEnv(name); !ok {
 			fmt.Fprintf(env.Stderr, "--pass-env %s: not set in this environment, so not passed\n", name)
 		}
 	}
-	var live []mcpconn.Source
-	var liveURI []string
-	for _, line := range sf.stdio {
-		argv, err := source.SplitCommand(line)
+	return source.Spec{
+		Catalogs: sf.catalogs, Stdio: sf.stdio, URLs: sf.urls, Configs: sf.configs,
+		AllowExec: sf.allowExec, PassEnv: sf.passEnv, Conn: opts, Log: env.Stderr,
+	}, nil
+}
+
+func (sf *sourceFlags) load(ctx context.Context, env *Env) (*loaded, error) {
+	sp, err := sf.spec(env)
+	if err != nil {
+		return nil, err
+	}
+	servers, err := source.Load(ctx, sp)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	ld := &loaded{servers: servers, cat: source.Catalog(servers), origins: map[string]scan.Origin{}}
+	for i, s := range servers {
+		ld.origins[s.Def.Name] = scan.Origin{
+			URI: s.URI, Data: s.Data, Pointer: s.Pointer, ToolSuffix: s.ToolSuffix,
+			Server: &ld.cat.Servers[i], Embed: s.Kind != source.KindFile,
+		}
+	}
+	return ld, nil
+}
+
+// liveSources turns the --stdio, --url and --config flags into server
+// sources for commands that keep the connections open (redteam).
+// Commands from config files run only with --allow-exec.
+func (sf *sourceFlags) liveSources(env *Env) ([]mcpconn.Source, error) {
+	sp, err := sf.spec(env)
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := sp.LiveSources()
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	return srcs, nil
+}
+
+// defaultIgnoreFile is read when present, like a linter's config file.
+const defaultIgnoreFile = ".mcpsec.yaml"
+
+// readIgnores reads the ignore file; the default one may be absent, one
+// named with --ignore-file must exist.
+func readIgnores(path string, named bool) (*scan.IgnoreFile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(path); err != nil && !named {
+		return nil, nil
+	}
+	ign, err := scan.ReadIgnoreFile(path)
+	if err != nil {
+		return nil, inputErrf("--ignore-file: %w", err)
+	}
+	return ign, nil
+}
+
+// baseline reads the baseline file, or when it does not exist yet
+// writes one with every finding of this scan (all of which it then
+// holds back, so the first run with it is clean).
+func baseline(env *Env, path string, rep scan.Report) (*scan.Baseline, error) {
+	if _, err := os.Stat(path); err == nil {
+		b, err := scan.ReadBaseline(path)
 		if err != nil {
-			return nil, nil, inputErrf("--stdio: %w", err)
+			return nil, inputErrf("--baseline: %w", err)
 		}
-		live = append(live, mcpconn.Source{Command: argv, PassEnv: sf.passEnv})
-		liveURI = append(liveURI, "stdio:"+url.PathEscape(source.StdioName(argv)))
+		return b, nil
 	}
-	for _, u := range sf.urls {
-		pu, err := url.Parse(u)
-		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			return nil, nil, inputErrf("--url %q: want an http:// or https:// URL", u)
-		}
-		live = append(live, mcpconn.Source{URL: u})
-		liveURI = append(liveURI, u)
+	b := scan.NewBaseline(rep)
+	var buf bytes.Buffer
+	if err := b.Write(&buf); err != nil {
+		return nil, err
 	}
-	for _, path := range sf.configs {
-		entries, err := source.LoadConfig(path)
-		if err != nil {
-			return nil, nil, inputErr(err)
-		}
-		var cmds []source.ConfigServer
-		for _, e := range entries {
-			if len(e.Command) > 0 {
-				cmds = append(cmds, e)
-			}
-		}
-		if len(cmds) > 0 && !sf.allowExec {
-			fmt.Fprintf(env.Stderr, "%s lists %d server command(s); mcpsec would run:\n", path, len(cmds))
-			for _, e := range cmds {
-				fmt.Fprintf(env.Stderr, "  %s\n", e.Describe())
-			}
-			return nil, nil, inputErrf("refusing to start server commands from %s without --allow-exec", path)
-		}
-		for _, e := range entries {
-			if e.URL != "" {
-				live = append(live, mcpconn.Source{Name: e.Name, URL: e.URL})
-				liveURI = append(liveURI, e.URL)
-				continue
-			}
-			src := mcpconn.Source{Name: e.Name, Command: e.Command, PassEnv: sf.passEnv}
-			keys := make([]string, 0, len(e.Env))
-			for k := range e.Env {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				src.Env = append(src.Env, k+"="+e.Env[k])
-			}
-			live = append(live, src)
-			liveURI = append(liveURI, "stdio:"+url.PathEscape(e.Name))
-		}
+	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+		return nil, err
 	}
-	return live, liveURI, nil
+	fmt.Fprintf(env.Stderr, "wrote baseline %s with %d finding(s); later scans with it report only new ones\n", path, len(b.Findings))
+	return b, nil
+}
+
+// identity is how a loaded server was reached, for lockfile matching.
+func identity(s source.Server) scan.Identity {
+	id := scan.Identity{Command: s.Command, URL: s.URL}
+	if s.ConfigFile != "" {
+		id.ConfigEntry = s.ConfigEntry
+	}
+	return id
+}
+
+// bindServers applies scan --server: "ENTRY" binds the only scanned
+// server to that lockfile entry; "SERVER=ENTRY" binds a named one.
+func bindServers(lf *scan.Lockfile, binds []string, cat *catalog.Catalog) error {
+	for _, b := range binds {
+		server, entry, ok := strings.Cut(b, "=")
+		if !ok {
+			entry = b
+			if len(cat.Servers) != 1 {
+				return inputErrf("--server %q: %d servers were scanned; say which one with --server SERVER=%s", b, len(cat.Servers), b)
+			}
+			server = cat.Servers[0].Name
+		}
+		found := false
+		for _, s := range cat.Servers {
+			found = found || s.Name == server
+		}
+		if !found {
+			return inputErrf("--server %q: no scanned server is called %q", b, server)
+		}
+		if !lf.HasEntry(entry) {
+			return inputErrf("--server %q: the lockfile has no server %q", b, entry)
+		}
+		lf.Bind(server, entry)
+	}
+	return nil
+}
+
+// newWriter picks the writer of an output format.
+func newWriter(format string, env *Env, origins map[string]scan.Origin) (scan.Writer, error) {
+	switch format {
+	case "text":
+		return scan.TextWriter{Color: isTerminal(env.Stdout) && env.Getenv("NO_COLOR") == ""}, nil
+	case "json":
+		return scan.JSONWriter{}, nil
+	case "sarif":
+		v, _, _ := BuildInfo()
+		return scan.SARIFWriter{Origins: origins, ToolVersion: v}, nil
+	case "html":
+		v, _, _ := BuildInfo()
+		return scan.HTMLWriter{Version: v}, nil
+	}
+	return nil, inputErrf("--format %q: %w", format, scan.ErrFormat)
 }
 
 func newScanCmd(env *Env) *cobra.Command {
 	var (
-		sf       sourceFlags
-		format   string
-		failOn   string
-		lockPath string
+		sf           sourceFlags
+		format       string
+		failOn       string
+		lockPath     string
+		binds        []string
+		baselinePath string
+		ignorePath   string
 	)
 	cmd := &cobra.Command{
 		Use:   "scan",
@@ -194,6 +225,14 @@ look-alike tool names. Each server gets a grade A-F.
 
 With --lock it also reports drift against a lockfile written by
 "mcpsec lock": added, removed, changed (with a diff) and renamed tools.
+A server pairs with the lockfile entry named by --server, else the entry
+of the same name, else the one reached by the same command, URL or
+configuration entry, else (one server on each side) the only one.
+
+Findings can be held back by a baseline (--baseline, written when the
+file is missing) or an ignore file (.mcpsec.yaml, or --ignore-file);
+held-back findings are still counted in every format. "mcpsec rules"
+lists the rule ids.
 
 --format html writes one self-contained page (no script, no fetch): each
 server's grade, its findings grouped by tool with the evidence marked in
@@ -206,9 +245,11 @@ named).`,
 		Example: `  mcpsec scan --catalog tools.json
   mcpsec scan --stdio "npx -y @modelcontextprotocol/server-memory" --format json
   mcpsec scan --config ~/.cursor/mcp.json --allow-exec --fail-on high
-  mcpsec scan --stdio "npx -y @modelcontextprotocol/server-github" --pass-env GITHUB_TOKEN
   mcpsec scan --catalog tools.json --lock mcp.lock --format sarif > mcpsec.sarif
-  mcpsec scan --catalog tools.json --lock mcp.lock --format html > scan.html`,
+  mcpsec scan --catalog tools.json --lock mcp.lock --format html > scan.html
+  mcpsec scan --catalog tools.json --lock mcp.lock --server weather
+  mcpsec scan --catalog tools.json --baseline mcpsec-baseline.json
+  mcpsec scan --catalog tools.json --ignore-file ci/mcpsec.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var threshold scan.Severity
@@ -219,10 +260,8 @@ named).`,
 				}
 				threshold = s
 			}
-			switch format {
-			case "text", "json", "sarif", "html":
-			default:
-				return inputErrf("--format %q: want text, json, sarif or html", format)
+			if _, err := newWriter(format, env, nil); err != nil {
+				return err
 			}
 			var opts scan.Options
 			if lockPath != "" {
@@ -235,24 +274,50 @@ named).`,
 				}
 				opts.Lock = lf
 			}
+			if len(binds) > 0 && opts.Lock == nil {
+				return inputErrf("--server needs --lock")
+			}
 			ld, err := sf.load(cmd.Context(), env)
 			if err != nil {
 				return err
 			}
-			rep := scan.Scan(ld.cat, opts)
-			switch format {
-			case "json":
-				err = scan.WriteJSON(env.Stdout, rep)
-			case "sarif":
-				v, _, _ := BuildInfo()
-				err = scan.WriteSARIF(env.Stdout, rep, ld.sarif, v)
-			case "html":
-				v, _, _ := BuildInfo()
-				err = scan.HTMLWriter{Catalog: ld.cat, Lock: opts.Lock, Version: v}.Write(env.Stdout, rep)
-			default:
-				err = scan.WriteText(env.Stdout, rep, isTerminal(env.Stdout) && env.Getenv("NO_COLOR") == "")
+			if opts.Lock != nil {
+				for _, s := range ld.servers {
+					opts.Lock.Identify(s.Def.Name, identity(s))
+				}
+				if err := bindServers(opts.Lock, binds, ld.cat); err != nil {
+					return err
+				}
 			}
+			ign, err := readIgnores(ignorePath, cmd.Flags().Changed("ignore-file"))
 			if err != nil {
+				return err
+			}
+			rep := scan.Scan(ld.cat, opts)
+			var base *scan.Baseline
+			if baselinePath != "" {
+				if base, err = baseline(env, baselinePath, rep); err != nil {
+					return err
+				}
+			}
+			rep, held := scan.Suppress(rep, ign, base)
+			w, err := newWriter(format, env, ld.origins)
+			if err != nil {
+				return err
+			}
+			if hw, ok := w.(scan.HTMLWriter); ok {
+				// The page shows evidence inside the scanned text and
+				// drift against the pinned definitions.
+				hw.Catalog, hw.Lock = ld.cat, opts.Lock
+				w = hw
+			}
+			out := scan.Output{Report: rep, Scanned: scan.Count(ld.cat), Suppressed: held, Empty: scan.EmptyServers(ld.cat), Notes: map[string]string{}}
+			for _, s := range ld.servers {
+				if s.Lockfile {
+					out.Notes[s.Def.Name] = "read from the lockfile " + s.URI + ": judged for the definitions it pins"
+				}
+			}
+			if err := w.Write(env.Stdout, out); err != nil {
 				return err
 			}
 			if failOn != "" {
@@ -273,5 +338,8 @@ named).`,
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json, sarif or html (one self-contained page)")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a finding at or above this `SEVERITY` exists (info, low, medium, high, critical)")
 	cmd.Flags().StringVar(&lockPath, "lock", "", "report drift against this lockfile (from mcpsec lock)")
+	cmd.Flags().StringVar(&baselinePath, "baseline", "", "report only findings not in this baseline `FILE`; a missing FILE is written with every current finding")
+	cmd.Flags().StringVar(&ignorePath, "ignore-file", defaultIgnoreFile, "YAML `FILE` of findings to ignore by rule, server and tool (used when present)")
+	cmd.Flags().StringArrayVar(&binds, "server", nil, "with --lock, compare the scanned server with lockfile entry `NAME` (or SERVER=NAME when several are scanned; repeatable)")
 	return cmd
 }

@@ -271,3 +271,98 @@ func TestLockAndDrift(t *testing.T) {
 		t.Error("a reordered, re-serialized catalog must produce no finding at all")
 	}
 }
+
+// TestScanSARIFEverySource: with several catalog files and a live server
+// in one scan, every result still points at a line and column, in its own
+// file, or for the live server in the listing the log carries.
+func TestScanSARIFEverySource(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(scanData("poisoned.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first server's tools again, as the second server of another
+	// multi-server file.
+	var orig struct {
+		Servers []struct {
+			Tools any `json:"tools"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(src, &orig); err != nil || len(orig.Servers) == 0 {
+		t.Fatalf("poisoned.json: %v", err)
+	}
+	multi, _ := json.MarshalIndent(map[string]any{"servers": []any{
+		map[string]any{"name": "empty", "tools": []any{}},
+		map[string]any{"name": "copy", "tools": orig.Servers[0].Tools},
+	}}, "", "  ")
+	multiPath := filepath.Join(dir, "multi.json")
+	cfgPath := filepath.Join(dir, "mcp.json")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"live": map[string]any{
+			"command": os.Args[0],
+			"args":    []string{"-test.run=^TestFixtureHelperProcess$", "--", "fixture", "serve", "--server", "poisoned", "--class", "tool_description", "--objective", "exfil"},
+			"env":     map[string]string{"MCPSEC_FIXTURE_HELPER": "1"},
+		},
+	}})
+	for p, b := range map[string][]byte{multiPath: multi, cfgPath: cfg} {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := run(t, "scan", "--catalog", scanData("poisoned.json"), "--catalog", multiPath,
+		"--config", cfgPath, "--allow-exec", "--format", "sarif")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var log struct {
+		Runs []struct {
+			Artifacts []struct {
+				Location struct{ URI string }
+				Contents struct{ Text string }
+			}
+			Results []struct {
+				RuleID    string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           *struct{ StartLine, StartColumn int }
+					}
+					LogicalLocations []struct{ FullyQualifiedName string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{scanData("poisoned.json"): string(src), multiPath: string(multi)}
+	for _, a := range log.Runs[0].Artifacts {
+		docs[a.Location.URI] = a.Contents.Text
+	}
+	perURI := map[string]int{}
+	for _, r := range log.Runs[0].Results {
+		loc := r.Locations[0]
+		uri := loc.PhysicalLocation.ArtifactLocation.URI
+		doc, ok := docs[uri]
+		if !ok {
+			t.Errorf("%s: artifact %q is neither a file given nor carried in the log", r.RuleID, uri)
+			continue
+		}
+		if loc.PhysicalLocation.Region == nil {
+			t.Errorf("%s in %s: no region", r.RuleID, uri)
+			continue
+		}
+		lines := strings.Split(doc, "\n")
+		line := loc.PhysicalLocation.Region.StartLine
+		fq := loc.LogicalLocations[0].FullyQualifiedName
+		field := fq[strings.LastIndex(fq, "/")+1:]
+		if line < 1 || line > len(lines) || !strings.Contains(lines[line-1], `"`+field+`"`) {
+			t.Errorf("%s at %s: line %d of %s does not hold %q", r.RuleID, fq, line, uri, field)
+			continue
+		}
+		perURI[uri]++
+	}
+	if perURI[scanData("poisoned.json")] == 0 || perURI[multiPath] == 0 || perURI["stdio:live"] == 0 {
+		t.Errorf("results per document %v: want some in each of the three", perURI)
+	}
+}

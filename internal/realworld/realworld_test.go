@@ -16,7 +16,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/scan"
-	"github.com/mcpsec/mcpsec/internal/scan/source"
+	"github.com/mcpsec/mcpsec/internal/source"
 )
 
 // realworldGate turns on the figure the issue asks of the rules: at most

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/payload"
 	"github.com/mcpsec/mcpsec/internal/scan"
-	"github.com/mcpsec/mcpsec/internal/scan/source"
+	"github.com/mcpsec/mcpsec/internal/source"
 )
 
 // fetchInMemory lists a fixture server's catalog through the real MCP

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
@@ -26,15 +27,88 @@ type Lockfile struct {
 	// can recompute them.
 	Canonicalization string       `json:"canonicalization"`
 	Servers          []LockServer `json:"servers"`
+
+	// bind pairs catalog servers with lockfile entries the caller named
+	// (scan --server); ids say how each catalog server was reached.
+	bind map[string]string
+	ids  map[string]Identity
+}
+
+// Identity says how a server was reached, so the same server compares
+// with its lockfile entry whatever name it goes by: a --stdio command
+// and the same command in a client configuration are one server.
+type Identity struct {
+	// Command is the argv of a server mcpsec started.
+	Command []string `json:"command,omitempty"`
+	// URL is the endpoint of an HTTP server.
+	URL string `json:"url,omitempty"`
+	// ConfigEntry is the name of its client configuration entry.
+	ConfigEntry string `json:"config_entry,omitempty"`
+}
+
+func (id Identity) empty() bool { return len(id.Command) == 0 && id.URL == "" && id.ConfigEntry == "" }
+
+// same reports whether two identities name one server: the same command
+// line, the same URL, or the same configuration entry.
+func (id Identity) same(o Identity) bool {
+	switch {
+	case len(id.Command) > 0 && len(o.Command) > 0:
+		return strings.Join(id.Command, "\x00") == strings.Join(o.Command, "\x00")
+	case id.URL != "" && o.URL != "":
+		return id.URL == o.URL
+	case id.ConfigEntry != "" && o.ConfigEntry != "":
+		return id.ConfigEntry == o.ConfigEntry
+	}
+	return false
+}
+
+// Bind makes the catalog server named server compare with the lockfile
+// entry named entry, whatever their names (scan --server).
+func (lf *Lockfile) Bind(server, entry string) {
+	if lf.bind == nil {
+		lf.bind = map[string]string{}
+	}
+	lf.bind[server] = entry
+}
+
+// Identify records how the catalog server named server was reached;
+// NewLock's caller uses SetIdentity for the same purpose on the way in.
+func (lf *Lockfile) Identify(server string, id Identity) {
+	if lf.ids == nil {
+		lf.ids = map[string]Identity{}
+	}
+	lf.ids[server] = id
+}
+
+// SetIdentity pins how the lockfile's server named name was reached.
+func (lf *Lockfile) SetIdentity(name string, id Identity) {
+	for i := range lf.Servers {
+		if lf.Servers[i].Name == name && !id.empty() {
+			v := id
+			lf.Servers[i].Source = &v
+		}
+	}
+}
+
+// HasEntry reports whether the lockfile pins a server of that name.
+func (lf *Lockfile) HasEntry(name string) bool {
+	for _, s := range lf.Servers {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // LockServer is one server's pinned identity and tools.
 type LockServer struct {
-	Name               string     `json:"name"`
-	Version            string     `json:"version,omitempty"`
-	Instructions       string     `json:"instructions,omitempty"`
-	InstructionsSHA256 string     `json:"instructions_sha256,omitempty"`
-	Tools              []LockTool `json:"tools"`
+	Name               string `json:"name"`
+	Version            string `json:"version,omitempty"`
+	Instructions       string `json:"instructions,omitempty"`
+	InstructionsSHA256 string `json:"instructions_sha256,omitempty"`
+	// Source says how the server was reached when it was locked.
+	Source *Identity  `json:"source,omitempty"`
+	Tools  []LockTool `json:"tools"`
 }
 
 // LockTool is one pinned tool.
@@ -65,7 +139,15 @@ func NewLock(c *catalog.Catalog) *Lockfile {
 		for _, t := range s.Tools {
 			ls.Tools = append(ls.Tools, LockTool{Name: t.Name, SHA256: catalog.Fingerprint(t), BodySHA256: catalog.BodyFingerprint(t), Definition: t})
 		}
-		sort.Slice(ls.Tools, func(i, j int) bool { return ls.Tools[i].Name < ls.Tools[j].Name })
+		// Ties (a server listing one name twice) are ordered by hash so
+		// the lockfile does not depend on listing order either.
+		sort.Slice(ls.Tools, func(i, j int) bool {
+			a, b := ls.Tools[i], ls.Tools[j]
+			if a.Name != b.Name {
+				return a.Name < b.Name
+			}
+			return a.SHA256 < b.SHA256
+		})
 		lf.Servers = append(lf.Servers, ls)
 	}
 	sort.SliceStable(lf.Servers, func(i, j int) bool { return lf.Servers[i].Name < lf.Servers[j].Name })
@@ -130,30 +212,109 @@ func ParseLock(name string, data []byte) (*Lockfile, error) {
 // Drift compares a catalog with a lockfile. Findings use rule ids
 // drift.added, drift.removed, drift.changed and drift.renamed; a change's
 // severity reflects what it does (see driftSeverity).
+//
+// Catalog servers are paired with lockfile entries in this order: an
+// explicit Bind, the same name, the same Identity (command, URL or
+// configuration entry), and finally, when exactly one server is left on
+// each side, with each other. Pairings other than by name are reported as
+// drift.paired findings so the output says what was compared with what.
 func Drift(lf *Lockfile, c *catalog.Catalog) []Finding {
 	var out []Finding
-	locked := map[string]*LockServer{}
+	entry := map[string]int{}
 	for i := range lf.Servers {
-		locked[lf.Servers[i].Name] = &lf.Servers[i]
+		entry[lf.Servers[i].Name] = i
 	}
-	present := map[string]bool{}
-	for _, s := range c.Servers {
-		present[s.Name] = true
-		ls, ok := locked[s.Name]
-		if !ok {
-			out = append(out, Finding{RuleID: "drift.added", Severity: Low, Server: s.Name, Location: "server",
-				Message: "server is not in the lockfile", Evidence: s.Name})
+	pair := make([]int, len(c.Servers)) // catalog server -> lockfile index
+	used := make([]bool, len(lf.Servers))
+	why := make([]string, len(c.Servers))
+	for i := range pair {
+		pair[i] = -1
+	}
+	take := func(ci, li int, reason string) {
+		pair[ci], used[li], why[ci] = li, true, reason
+	}
+	for ci, s := range c.Servers {
+		if name, ok := lf.bind[s.Name]; ok {
+			if li, ok := entry[name]; ok && !used[li] {
+				take(ci, li, fmt.Sprintf("compared with lockfile server %q as asked (--server)", name))
+			}
+		}
+	}
+	for ci, s := range c.Servers {
+		if li, ok := entry[s.Name]; ok && pair[ci] < 0 && !used[li] {
+			take(ci, li, "")
+		}
+	}
+	for ci, s := range c.Servers {
+		id, ok := lf.ids[s.Name]
+		if pair[ci] >= 0 || !ok {
 			continue
 		}
-		out = append(out, driftServer(ls, s)...)
-	}
-	for _, ls := range lf.Servers {
-		if !present[ls.Name] {
-			out = append(out, Finding{RuleID: "drift.removed", Severity: Low, Server: ls.Name, Location: "server",
-				Message: "server is in the lockfile but not in the catalog", Evidence: ls.Name})
+		for li, ls := range lf.Servers {
+			if !used[li] && ls.Source != nil && id.same(*ls.Source) {
+				take(ci, li, fmt.Sprintf("compared with lockfile server %q: the same server (%s)", ls.Name, describeIdentity(*ls.Source)))
+				break
+			}
 		}
 	}
+	var freeC, freeL []int
+	for ci := range c.Servers {
+		if pair[ci] < 0 {
+			freeC = append(freeC, ci)
+		}
+	}
+	for li := range lf.Servers {
+		if !used[li] {
+			freeL = append(freeL, li)
+		}
+	}
+	if len(freeC) == 1 && len(freeL) == 1 && len(c.Servers) == 1 && len(lf.Servers) == 1 {
+		take(freeC[0], freeL[0], fmt.Sprintf("compared with lockfile server %q: the only server on each side", lf.Servers[freeL[0]].Name))
+		freeC, freeL = nil, nil
+	}
+	names := func(idx []int, name func(int) string) string {
+		if len(idx) == 0 {
+			return "none unmatched"
+		}
+		var ns []string
+		for _, i := range idx {
+			ns = append(ns, strconv.Quote(name(i)))
+		}
+		return strings.Join(ns, ", ")
+	}
+	for ci, s := range c.Servers {
+		li := pair[ci]
+		if li < 0 {
+			out = append(out, Finding{RuleID: "drift.added", Severity: Low, Server: s.Name, Location: "server",
+				Message: fmt.Sprintf("server %q is not in the lockfile (lockfile servers left unmatched: %s)", s.Name,
+					names(freeL, func(i int) string { return lf.Servers[i].Name })),
+				Evidence: s.Name})
+			continue
+		}
+		if why[ci] != "" {
+			out = append(out, Finding{RuleID: "drift.paired", Severity: Info, Server: s.Name, Location: "server",
+				Message: why[ci], Evidence: lf.Servers[li].Name + " ↔ " + s.Name})
+		}
+		out = append(out, driftServer(&lf.Servers[li], s)...)
+	}
+	for _, li := range freeL {
+		ls := lf.Servers[li]
+		out = append(out, Finding{RuleID: "drift.removed", Severity: Low, Server: ls.Name, Location: "server",
+			Message: fmt.Sprintf("lockfile server %q has no match in the catalog (catalog servers left unmatched: %s)", ls.Name,
+				names(freeC, func(i int) string { return c.Servers[i].Name })),
+			Evidence: ls.Name})
+	}
 	return out
+}
+
+func describeIdentity(id Identity) string {
+	switch {
+	case len(id.Command) > 0:
+		return "command " + strings.Join(id.Command, " ")
+	case id.URL != "":
+		return "URL " + id.URL
+	}
+	return "configuration entry " + id.ConfigEntry
 }
 
 func driftServer(ls *LockServer, s catalog.Server) []Finding {
@@ -164,29 +325,47 @@ func driftServer(ls *LockServer, s catalog.Server) []Finding {
 			Message:  "server instructions changed: " + why,
 			Evidence: catalog.Change{Path: "instructions", Kind: catalog.ChangeChanged, Old: ls.Instructions, New: s.Instructions}.String()})
 	}
-	old := map[string]LockTool{}
-	for _, t := range ls.Tools {
-		old[t.Name] = t
+	// Tools pair by name; a name listed twice pairs identical
+	// definitions first, so a lockfile agrees with the very catalog it was
+	// made from whatever order the duplicates come in.
+	oldByName := map[string][]int{}
+	for i, t := range ls.Tools {
+		oldByName[t.Name] = append(oldByName[t.Name], i)
 	}
-	cur := map[string]catalog.Tool{}
-	for _, t := range s.Tools {
-		cur[t.Name] = t
+	usedOld := make([]bool, len(ls.Tools))
+	matched := make([]int, len(s.Tools))
+	for i, t := range s.Tools {
+		matched[i] = -1
+		fp := catalog.Fingerprint(t)
+		for _, oi := range oldByName[t.Name] {
+			if !usedOld[oi] && ls.Tools[oi].SHA256 == fp {
+				usedOld[oi], matched[i] = true, oi
+				break
+			}
+		}
 	}
 	var added []catalog.Tool
-	for _, t := range s.Tools {
-		lt, ok := old[t.Name]
-		if !ok {
+	for i, t := range s.Tools {
+		if matched[i] >= 0 {
+			continue
+		}
+		oi := -1
+		for _, o := range oldByName[t.Name] {
+			if !usedOld[o] {
+				oi = o
+				break
+			}
+		}
+		if oi < 0 {
 			added = append(added, t)
 			continue
 		}
-		if catalog.Fingerprint(t) == lt.SHA256 {
-			continue
-		}
-		out = append(out, changedTool(s.Name, lt.Definition, t))
+		usedOld[oi] = true
+		out = append(out, changedTool(s.Name, ls.Tools[oi].Definition, t))
 	}
 	var removed []LockTool
-	for _, lt := range ls.Tools {
-		if _, ok := cur[lt.Name]; !ok {
+	for i, lt := range ls.Tools {
+		if !usedOld[i] {
 			removed = append(removed, lt)
 		}
 	}

@@ -80,7 +80,8 @@ type htmlChange struct {
 // characters shown as code points), and, with a lockfile, the word-level
 // diff of every drifted definition. The page has no script and fetches
 // nothing.
-func (in HTMLWriter) Write(w io.Writer, rep Report) error {
+func (in HTMLWriter) Write(w io.Writer, out Output) error {
+	rep := out.Report
 	p := htmlPage{Locked: in.Lock != nil, Version: in.Version}
 	total := map[Severity]int{}
 	for _, s := range rep.Servers {

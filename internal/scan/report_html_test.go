@@ -60,7 +60,7 @@ func TestWriteHTMLGroupsAndDrift(t *testing.T) {
 	lock := NewLock(base)
 	rep := Scan(cur, Options{Lock: lock})
 	var buf bytes.Buffer
-	if err := (HTMLWriter{Catalog: cur, Lock: lock, Version: "test"}).Write(&buf, rep); err != nil {
+	if err := (HTMLWriter{Catalog: cur, Lock: lock, Version: "test"}).Write(&buf, Output{Report: rep}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

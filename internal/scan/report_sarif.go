@@ -12,18 +12,33 @@ import (
 	"github.com/mcpsec/mcpsec/internal/catalog"
 )
 
-// SARIFSource tells the SARIF writer where findings live.
-type SARIFSource struct {
-	// URI is the artifact the findings point into: the catalog file as
-	// given on the command line, or a label URI for live servers.
+// Origin is the document one server's definitions were read from.
+type Origin struct {
+	// URI names the document: a catalog path, a URL, "stdio:NAME".
 	URI string
-	// Data is the catalog file's bytes; with it, results carry the line
-	// and column of the exact JSON value. Nil for live sources.
+	// Data is the document's bytes; with it, results carry the line and
+	// column of the exact JSON value.
 	Data []byte
-	// Catalog maps tool and prompt names to their indices in Data.
-	Catalog *catalog.Catalog
-	// ServerURIs, when set, give live servers their own artifact URI.
-	ServerURIs map[string]string
+	// Pointer is the JSON Pointer of the server inside Data ("" when the
+	// document is the server itself).
+	Pointer string
+	// Server maps tool, prompt and resource names to their indices.
+	Server *catalog.Server
+	// ToolSuffix follows "/tools/N" to reach a tool's definition
+	// ("/definition" in a lockfile).
+	ToolSuffix string
+	// Embed says Data is no file the reader has (a live listing): the log
+	// then carries it as the artifact's contents.
+	Embed bool
+}
+
+// SARIFWriter writes a SARIF 2.1.0 log with one run, every rule
+// described, and each result pointing at the JSON value it is about.
+type SARIFWriter struct {
+	// Origins gives each server (by name) its document.
+	Origins map[string]Origin
+	// ToolVersion is mcpsec's version, recorded in the log.
+	ToolVersion string
 }
 
 // driftRules describe the drift.* rule ids, which the engine produces
@@ -33,6 +48,7 @@ var driftRules = []*Rule{
 	{ID: "drift.removed", Severity: Low, Description: "A tool or server the lockfile pins is gone."},
 	{ID: "drift.changed", Severity: Low, Description: "A pinned tool's definition changed; severity follows what the change does (poisoning or a new required parameter is high, rewording low, whitespace info)."},
 	{ID: "drift.renamed", Severity: Low, Description: "A pinned definition reappeared under a new name."},
+	{ID: "drift.paired", Severity: Info, Description: "A server was compared with a lockfile entry of another name: the one named with --server, the same command, URL or configuration entry, or the only server on each side."},
 }
 
 func sarifLevel(s Severity) string {
@@ -58,8 +74,21 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool       sarifTool       `json:"tool"`
+	Properties map[string]any  `json:"properties,omitempty"`
+	Artifacts  []sarifArtifact `json:"artifacts,omitempty"`
+	Results    []sarifResult   `json:"results"`
+}
+
+type sarifArtifact struct {
+	Location sarifArtifactLocation `json:"location"`
+	Contents *sarifText            `json:"contents,omitempty"`
+	MimeType string                `json:"mimeType,omitempty"`
+}
+
+type sarifArtifactLocation struct {
+	URI   string `json:"uri"`
+	Index *int   `json:"index,omitempty"`
 }
 
 type sarifTool struct {
@@ -82,18 +111,25 @@ type sarifRule struct {
 	Name                 string         `json:"name"`
 	ShortDescription     sarifText      `json:"shortDescription"`
 	FullDescription      sarifText      `json:"fullDescription"`
+	Help                 sarifText      `json:"help"`
 	DefaultConfiguration map[string]any `json:"defaultConfiguration"`
 	Properties           map[string]any `json:"properties"`
 }
 
 type sarifResult struct {
-	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
-	Level               string            `json:"level"`
-	Message             sarifText         `json:"message"`
-	Locations           []sarifLocation   `json:"locations"`
-	PartialFingerprints map[string]string `json:"partialFingerprints"`
-	Properties          map[string]any    `json:"properties"`
+	RuleID              string             `json:"ruleId"`
+	RuleIndex           int                `json:"ruleIndex"`
+	Level               string             `json:"level"`
+	Message             sarifText          `json:"message"`
+	Locations           []sarifLocation    `json:"locations"`
+	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+	Properties          map[string]any     `json:"properties"`
+}
+
+type sarifSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification,omitempty"`
 }
 
 type sarifLocation struct {
@@ -102,10 +138,8 @@ type sarifLocation struct {
 }
 
 type sarifPhysical struct {
-	ArtifactLocation struct {
-		URI string `json:"uri"`
-	} `json:"artifactLocation"`
-	Region *sarifRegion `json:"region,omitempty"`
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Region           *sarifRegion          `json:"region,omitempty"`
 }
 
 type sarifRegion struct {
@@ -136,10 +170,14 @@ func ruleName(id string) string {
 	return b.String()
 }
 
-// WriteSARIF writes the report as a SARIF 2.1.0 log with one run, every
-// rule described, and each result pointing at the JSON value it is about.
-func WriteSARIF(w io.Writer, rep Report, src SARIFSource, toolVersion string) error {
-	all := append(append([]*Rule{}, Rules...), driftRules...)
+// Write writes the report as SARIF.
+func (sw SARIFWriter) Write(w io.Writer, out Output) error {
+	rep := out.Report
+	held := map[string][]Suppressed{}
+	for _, sp := range out.Suppressed {
+		held[sp.Server] = append(held[sp.Server], sp)
+	}
+	all := AllRules()
 	index := map[string]int{}
 	rules := make([]sarifRule, 0, len(all))
 	for i, r := range all {
@@ -152,35 +190,53 @@ func WriteSARIF(w io.Writer, rep Report, src SARIFSource, toolVersion string) er
 			ID: r.ID, Name: ruleName(r.ID),
 			ShortDescription:     sarifText{first},
 			FullDescription:      sarifText{r.Description},
+			Help:                 sarifText{r.Help()},
 			DefaultConfiguration: map[string]any{"level": sarifLevel(r.Severity)},
 			Properties:           map[string]any{"security-severity": securitySeverity(r.Severity), "severity": r.Severity.String(), "tags": []string{"security", "mcp"}},
 		})
 	}
-	var positions map[string]int64
-	bare := false
-	if len(src.Data) > 0 {
-		positions, _ = catalog.Positions(src.Data)
-		bare = bareTools(src.Data)
-	}
+	positions := map[string]map[string]int64{}
+	var artifacts []sarifArtifact
+	artifactIndex := map[string]int{}
 	results := []sarifResult{}
 	for _, s := range rep.Servers {
-		for _, f := range s.Findings {
+		org := sw.Origins[s.Name]
+		uri := org.URI
+		if uri == "" {
+			uri = "mcp:" + s.Name
+		}
+		pos, seen := positions[uri]
+		if !seen && len(org.Data) > 0 {
+			pos, _ = catalog.Positions(org.Data)
+			positions[uri] = pos
+			if org.Embed {
+				artifactIndex[uri] = len(artifacts)
+				artifacts = append(artifacts, sarifArtifact{
+					Location: sarifArtifactLocation{URI: uri},
+					Contents: &sarifText{string(org.Data)},
+					MimeType: "application/json",
+				})
+			}
+		}
+		findings := append([]Finding{}, s.Findings...)
+		why := make([]*Suppressed, len(findings))
+		for i := range held[s.Name] {
+			findings = append(findings, held[s.Name][i].Finding)
+			why = append(why, &held[s.Name][i])
+		}
+		for fi, f := range findings {
 			ri, ok := index[f.RuleID]
 			if !ok {
 				ri = -1
 			}
 			loc := sarifLocation{}
-			uri := src.URI
-			if u, ok := src.ServerURIs[s.Name]; ok {
-				uri = u
-			}
-			if uri == "" {
-				uri = "mcp:" + s.Name
-			}
 			loc.PhysicalLocation.ArtifactLocation.URI = uri
-			if positions != nil {
-				if off, ok := lookupPointer(positions, pointerFor(src, bare, s.Name, f)); ok {
-					line, col := catalog.LineCol(src.Data, off)
+			if ai, ok := artifactIndex[uri]; ok {
+				loc.PhysicalLocation.ArtifactLocation.Index = &ai
+			}
+			if pos != nil {
+				if off, ok := lookupPointer(pos, pointerFor(org, f)); ok {
+					line, col := catalog.LineCol(org.Data, off)
 					loc.PhysicalLocation.Region = &sarifRegion{StartLine: line, StartColumn: col}
 				}
 			}
@@ -202,6 +258,18 @@ func WriteSARIF(w io.Writer, rep Report, src SARIFSource, toolVersion string) er
 				PartialFingerprints: map[string]string{"mcpsecFinding/v1": hex.EncodeToString(sum[:16])},
 				Properties:          map[string]any{"severity": f.Severity.String(), "server": s.Name, "tool": f.Tool, "evidence": f.Evidence, "grade": s.Grade},
 			}
+			if sp := why[fi]; sp != nil {
+				// Held back by a baseline or an ignore file: still in the
+				// log, marked as SARIF suppressions are.
+				just := "known finding recorded in the baseline"
+				if sp.By == "ignore" {
+					just = "ignored by the ignore file"
+					if sp.Reason != "" {
+						just += ": " + sp.Reason
+					}
+				}
+				res.Suppressions = []sarifSuppression{{Kind: "external", Justification: just}}
+			}
 			results = append(results, res)
 		}
 	}
@@ -209,8 +277,11 @@ func WriteSARIF(w io.Writer, rep Report, src SARIFSource, toolVersion string) er
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
 		Runs: []sarifRun{{
-			Tool:    sarifTool{Driver: sarifDriver{Name: "mcpsec", Version: toolVersion, InformationURI: "https://github.com/mcpsec/mcpsec", Rules: rules}},
-			Results: results,
+			Tool:      sarifTool{Driver: sarifDriver{Name: "mcpsec", Version: sw.ToolVersion, InformationURI: "https://github.com/mcpsec/mcpsec", Rules: rules}},
+			Artifacts: artifacts,
+			Results:   results,
+			Properties: map[string]any{"scanned": out.Scanned, "nothingToScan": out.Scanned.Empty(),
+				"suppressed": len(out.Suppressed)},
 		}},
 	}
 	enc := json.NewEncoder(w)
@@ -222,28 +293,14 @@ func WriteSARIF(w io.Writer, rep Report, src SARIFSource, toolVersion string) er
 	return nil
 }
 
-// pointerFor computes the JSON Pointer of a finding inside the catalog
-// file: {"tools":[...]} files have tools at the top, multi-server files
-// under /servers/N.
-func pointerFor(src SARIFSource, bare bool, server string, f Finding) string {
-	if src.Catalog == nil {
+// pointerFor computes the JSON Pointer of a finding inside its server's
+// document.
+func pointerFor(org Origin, f Finding) string {
+	if org.Server == nil {
 		return ""
 	}
-	si := -1
-	for i, s := range src.Catalog.Servers {
-		if s.Name == server {
-			si = i
-			break
-		}
-	}
-	if si < 0 {
-		return ""
-	}
-	base := ""
-	if !bare {
-		base = "/servers/" + strconv.Itoa(si)
-	}
-	srv := src.Catalog.Servers[si]
+	base := org.Pointer
+	srv := org.Server
 	if f.Tool == "" {
 		loc := f.Location
 		for _, kind := range []string{"prompts", "resources"} {
@@ -272,21 +329,10 @@ func pointerFor(src SARIFSource, bare bool, server string, f Finding) string {
 	}
 	for i, t := range srv.Tools {
 		if t.Name == f.Tool {
-			return base + "/tools/" + strconv.Itoa(i) + "/" + f.Location
+			return base + "/tools/" + strconv.Itoa(i) + org.ToolSuffix + "/" + f.Location
 		}
 	}
 	return base
-}
-
-// bareTools reports whether a document is a tools/list result rather
-// than a multi-server document.
-func bareTools(data []byte) bool {
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(data, &probe) != nil {
-		return false
-	}
-	_, servers := probe["servers"]
-	return !servers
 }
 
 // lookupPointer finds the closest existing ancestor of a pointer.

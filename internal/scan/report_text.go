@@ -28,9 +28,22 @@ func severityColor(s Severity) string {
 	return ansiDim
 }
 
-// WriteText writes a report for people. color adds ANSI colors; callers
-// enable it only when writing to a terminal.
-func WriteText(w io.Writer, rep Report, color bool) error {
+// TextWriter writes a report for people.
+type TextWriter struct {
+	// Color adds ANSI colors; callers enable it only for a terminal.
+	Color bool
+}
+
+// Write writes the outcome as text.
+func (tw TextWriter) Write(w io.Writer, out Output) error {
+	color := tw.Color
+	rep := out.Report
+	held := map[string]int{}
+	by := map[string]int{}
+	for _, sp := range out.Suppressed {
+		held[sp.Server]++
+		by[sp.By]++
+	}
 	bw := bufio.NewWriter(w)
 	paint := func(code, s string) string {
 		if !color {
@@ -38,9 +51,16 @@ func WriteText(w io.Writer, rep Report, color bool) error {
 		}
 		return code + s + ansiReset
 	}
-	for i, s := range rep.Servers {
-		if i > 0 {
-			fmt.Fprintln(bw)
+	if out.Scanned.Empty() {
+		fmt.Fprintf(bw, "nothing to scan: %s\n", out.Scanned)
+	} else {
+		fmt.Fprintf(bw, "scanned %s\n", out.Scanned)
+	}
+	for _, s := range rep.Servers {
+		fmt.Fprintln(bw)
+		if out.Empty[s.Name] {
+			fmt.Fprintf(bw, "%s  nothing to scan (no tools, prompts, resources or instructions)\n", paint(ansiBold, "server "+s.Name))
+			continue
 		}
 		counts := map[Severity]int{}
 		for _, f := range s.Findings {
@@ -56,6 +76,12 @@ func WriteText(w io.Writer, rep Report, color bool) error {
 		if len(parts) > 0 {
 			summary = strings.Join(parts, ", ")
 		}
+		if n := held[s.Name]; n > 0 {
+			summary += fmt.Sprintf(" (%d suppressed)", n)
+		}
+		if note := out.Notes[s.Name]; note != "" {
+			summary += "\n  " + note
+		}
 		fmt.Fprintf(bw, "%s  grade %s (%d/100)  %s\n", paint(ansiBold, "server "+s.Name), paint(ansiBold, s.Grade), s.Score, summary)
 		for _, f := range s.Findings {
 			where := f.Location
@@ -69,6 +95,10 @@ func WriteText(w io.Writer, rep Report, color bool) error {
 				fmt.Fprintf(bw, "           %s %s\n", paint(ansiDim, "evidence:"), ev)
 			}
 		}
+	}
+	if len(out.Suppressed) > 0 {
+		fmt.Fprintf(bw, "\n%d %s suppressed (%d by the baseline, %d by the ignore file); not shown above\n",
+			len(out.Suppressed), plural(len(out.Suppressed), "finding"), by["baseline"], by["ignore"])
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write text report: %w", err)

@@ -1,10 +1,16 @@
-// Package source turns the places a catalog can come from (a live stdio
-// command, a streamable-HTTP URL, an MCP client configuration file) into
-// catalog servers, using mcpconn for the protocol.
+// Package source is every way mcpsec obtains MCP server catalogs: catalog
+// files, live stdio commands, streamable-HTTP URLs, MCP client
+// configuration files and connections already open (the demo). Each
+// server comes back carrying the JSON document it was read from and its
+// place in it, so reports can point at a line and column whatever the
+// source, and carrying how it was reached, so a lockfile entry can be
+// matched to it.
 package source
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -18,22 +24,42 @@ import (
 // Fetch connects to one server, lists its tools, prompts and resources,
 // and closes the connection. Errors name the server.
 func Fetch(ctx context.Context, src mcpconn.Source, opts mcpconn.Options) (catalog.Server, error) {
+	srv, _, err := fetchDoc(ctx, src, opts)
+	return srv, err
+}
+
+func fetchDoc(ctx context.Context, src mcpconn.Source, opts mcpconn.Options) (catalog.Server, []byte, error) {
 	conn, err := mcpconn.Connect(ctx, src, opts)
 	if err != nil {
-		return catalog.Server{}, fmt.Errorf("server %s: %w", label(src), err)
+		return catalog.Server{}, nil, fmt.Errorf("server %s: %w", label(src), err)
 	}
 	defer conn.Close()
-	info := conn.ServerInfo()
-	srv := catalog.Server{Name: src.Name, Version: info.Version, Instructions: info.Instructions}
-	if srv.Name == "" {
-		srv.Name = info.Name
+	name := src.Name
+	if name == "" {
+		name = conn.ServerInfo().Name
 	}
-	if srv.Name == "" {
-		srv.Name = label(src)
+	if name == "" {
+		name = label(src)
 	}
-	tools, _, err := conn.ListTools(ctx)
+	return list(ctx, conn, name)
+}
+
+// List reads the catalog of a connection that is already open (the demo
+// keeps its servers running after listing them).
+func List(ctx context.Context, conn *mcpconn.Conn, name string) (Server, error) {
+	srv, doc, err := list(ctx, conn, name)
 	if err != nil {
-		return catalog.Server{}, fmt.Errorf("server %s: tools/list: %w", srv.Name, err)
+		return Server{}, err
+	}
+	return Server{Def: srv, Kind: KindConn, URI: "mcp:" + url.PathEscape(name), Data: doc}, nil
+}
+
+func list(ctx context.Context, conn *mcpconn.Conn, name string) (catalog.Server, []byte, error) {
+	info := conn.ServerInfo()
+	srv := catalog.Server{Name: name, Version: info.Version, Instructions: info.Instructions}
+	tools, raw, err := conn.ListTools(ctx)
+	if err != nil {
+		return catalog.Server{}, nil, fmt.Errorf("server %s: tools/list: %w", srv.Name, err)
 	}
 	srv.Tools = tools
 	// Prompts and resources are optional extras: a server that fails to
@@ -47,7 +73,34 @@ func Fetch(ctx context.Context, src mcpconn.Source, opts mcpconn.Options) (catal
 	if srv.Tools == nil {
 		srv.Tools = []catalog.Tool{}
 	}
-	return srv, nil
+	return srv, listingDoc(srv, raw), nil
+}
+
+// listingDoc is the document a live server's findings point into: its
+// tool objects exactly as received, beside its instructions, prompts and
+// resources, indented so that a line and column mean something.
+func listingDoc(srv catalog.Server, rawTools []byte) []byte {
+	var tools struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if json.Unmarshal(rawTools, &tools) != nil || tools.Tools == nil {
+		tools.Tools = json.RawMessage("[]")
+	}
+	doc := struct {
+		Name         string             `json:"name"`
+		Instructions string             `json:"instructions,omitempty"`
+		Tools        json.RawMessage    `json:"tools"`
+		Prompts      []catalog.Prompt   `json:"prompts,omitempty"`
+		Resources    []catalog.Resource `json:"resources,omitempty"`
+	}{srv.Name, srv.Instructions, tools.Tools, srv.Prompts, srv.Resources}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil
+	}
+	return buf.Bytes()
 }
 
 func label(src mcpconn.Source) string {
