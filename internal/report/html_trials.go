@@ -407,9 +407,16 @@ func (idx *trialIndex) pageData(e *embedded) []byte {
 				row = append(row, -1)
 				continue
 			}
-			if c == "trace" && unquote(v) == "traces/"+unquote(r.fields["trial_id"])+".jsonl" {
-				row = append(row, -2) // the usual path, rebuilt by the script
-				continue
+			if c == "trace" {
+				// The usual paths are rebuilt by the script.
+				base := "traces/" + unquote(r.fields["trial_id"]) + ".jsonl"
+				if p := unquote(v); p == base {
+					row = append(row, -2)
+					continue
+				} else if p == base+".gz" {
+					row = append(row, -3)
+					continue
+				}
 			}
 			var buf bytes.Buffer
 			if json.Compact(&buf, v) != nil {

@@ -21,6 +21,7 @@
     var v = r[c + 1];
     if (v === -1) return undefined;
     if (v === -2) return "traces/" + field(row, "trial_id") + ".jsonl";
+    if (v === -3) return "traces/" + field(row, "trial_id") + ".jsonl.gz";
     return D.vals[c][v];
   }
   function record(row) {
