@@ -1,8 +1,10 @@
 # The one test command of the README and of CI. It does its own set-up on
 # a fresh machine: Go modules, the pinned npm packages of the interop
-# tests (from interop/package-lock.json) and the public servers of the
+# tests (from interop/package-lock.json), the public servers of the
 # real-world check (testdata/realworld/package-lock.json; no install
-# script of theirs runs).
+# script of theirs runs) and Debian's chromium for the browser tests of
+# the HTML reports (installed with apt-get only when missing; CI runs as
+# root).
 .PHONY: test deps build bench compare-ts fmt-check vet
 
 GO ?= go
@@ -14,6 +16,8 @@ deps:
 	$(GO) mod download
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
 	cd testdata/realworld && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@command -v chromium >/dev/null 2>&1 || { \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
 build:
 	$(GO) build -o bin/mcpsec ./cmd/mcpsec

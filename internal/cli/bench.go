@@ -27,7 +27,7 @@ type benchFlags struct {
 	config, out, resume, arms, shard, format, transport, record string
 	models                                                      []string
 	concurrency, limit, perClass, sample                        int
-	dryRun, retryErrors                                         bool
+	dryRun, retryErrors, html                                   bool
 }
 
 func newBenchCmd(env *Env) *cobra.Command {
@@ -49,7 +49,7 @@ selection.json (the shard and sampling), trials.jsonl (one record per
 trial, appended and synced as each ends), traces/ (one gzip-compressed JSONL
 trace per trial; read one with mcpsec trace), summary.json, matrix_*.csv,
 metrics_long.csv, deltas_vs_none.md and
-RESULTS.md. A killed run continues with --resume DIR; --retry-errors re-runs
+RESULTS.md; with --html also report.html. A killed run continues with --resume DIR; --retry-errors re-runs
 errored trials.
 
 --shard i/n runs the trials whose id hashes to shard i of n; shards never
@@ -65,7 +65,8 @@ trials per model to calibrate that projection.`,
   mcpsec bench --config grid.yaml --out results/run1 --concurrency 8
   mcpsec bench --resume results/run1
   mcpsec bench --config grid.yaml --shard 1/4 --out results/shard1
-  JOB_COMPLETION_INDEX=0 MCPSEC_SHARD_COUNT=4 mcpsec bench --config grid.yaml --shard auto --out results/shard1`,
+  JOB_COMPLETION_INDEX=0 MCPSEC_SHARD_COUNT=4 mcpsec bench --config grid.yaml --shard auto --out results/shard1
+  mcpsec bench --model control:compromised --arms none,policy --limit-per-class 4 --html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBench(cmd.Context(), env, bf, cmd.Flags().Changed("concurrency"))
@@ -81,6 +82,7 @@ trials per model to calibrate that projection.`,
 		"auto: shard "+bench.EnvShardIndex+"+1 of "+bench.EnvShardCount+" (a Kubernetes Indexed Job, a CI matrix)")
 	f.StringVar(&bf.format, "format", "text", "dry-run output format")
 	flagValues(cmd, "format", textJSON...)
+	f.BoolVar(&bf.html, "html", false, "also write report.html, a self-contained page with heatmaps, forest plot and trace viewer")
 	return cmd
 }
 
@@ -232,7 +234,7 @@ func sweepAndReport(ctx context.Context, env *Env, g bench.Grid, out string, bf 
 	}
 	fmt.Fprintf(env.Stderr, "trials: %d planned, %d already recorded, %d run, %d errored, in %s\n",
 		res.Planned, res.Skipped, res.Ran, res.Errored, res.Elapsed.Round(time.Millisecond))
-	if err := writeReports(env, out); err != nil {
+	if err := writeReports(env, out, bf.html); err != nil {
 		return res, err
 	}
 	return res, nil

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"text/tabwriter"
 
@@ -13,8 +14,8 @@ import (
 )
 
 // writeReports aggregates a run directory, writes its report files and
-// prints the attack-success matrix.
-func writeReports(env *Env, dir string) error {
+// prints the attack-success matrix; with html it also writes report.html.
+func writeReports(env *Env, dir string, html bool) error {
 	s, err := report.Aggregate(dir)
 	if err != nil {
 		return inputErr(err)
@@ -27,7 +28,32 @@ func writeReports(env *Env, dir string) error {
 	}
 	printMatrix(env.Stdout, s)
 	fmt.Fprintf(env.Stdout, "\nreports: %s (RESULTS.md, summary.json, matrix_*.csv, deltas_vs_none.md)\n", dir)
+	if html {
+		path, err := writeHTMLReport(env, dir, s)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "HTML report: %s\n", path)
+	}
 	return nil
+}
+
+// htmlOptions orders the page's arms, classes and registers as the rest
+// of mcpsec does.
+func htmlOptions() report.HTMLOptions {
+	return report.HTMLOptions{ArmOrder: defense.Arms, ClassOrder: payload.Classes, RegisterOrder: payload.Registers}
+}
+
+// writeHTMLReport writes dir/report.html and says on stderr how much of
+// the trace detail it embedded.
+func writeHTMLReport(env *Env, dir string, s *report.Summary) (string, error) {
+	st, err := report.WriteHTMLFile(dir, s, htmlOptions())
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", report.HTMLFile, err)
+	}
+	fmt.Fprintf(env.Stderr, "report.html: %d kB, %d of %d attacked trials listed, timelines embedded for %d\n",
+		(st.Bytes+999)/1000, st.TrialsListed, st.TrialsTotal, st.TracesEmbedded)
+	return filepath.Join(dir, report.HTMLFile), nil
 }
 
 // printMatrix prints, per model and arm, the attack success rate

@@ -47,7 +47,8 @@ func newDemoCmd(env *Env) *cobra.Command {
     first call, which is how a lockfile catches them;
  2. bench: the built-in grid runs with the control agents (and any model
     whose API key is set, or the --model you name) into a run directory;
- 3. the attack-success matrix is printed; the run directory holds the rest.
+ 3. the attack-success matrix is printed; the run directory holds the rest,
+    and the last line is the path of report.html, a page to open in a browser.
 
 Control agents are not models: control:reference does the task,
 control:compromised also obeys any injection it can see, control:refuse
@@ -93,7 +94,7 @@ does nothing. They prove the fixtures, scorers and defenses right.`,
 				}
 			}
 			fmt.Fprintf(env.Stdout, "\n== bench: built-in grid, %d trials ==\n", n)
-			_, err := sweepAndReport(ctx, env, g, out, benchFlags{perClass: perClass}, bench.Shard{Index: 1, Count: 1})
+			_, err := sweepAndReport(ctx, env, g, out, benchFlags{perClass: perClass, html: true}, bench.Shard{Index: 1, Count: 1})
 			return err
 		},
 	}

@@ -36,7 +36,7 @@ config digests are compared); a trial found in two shards is an error.`,
 				return err
 			}
 			fmt.Fprintf(env.Stderr, "merged %d trials from %d shards into %s\n", n, len(args), out)
-			return writeReports(env, out)
+			return writeReports(env, out, false)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the merged run directory (must not exist or be empty)")

@@ -88,7 +88,7 @@ JSON in CI).`,
 	f.StringVar(&rf.record, "record", "", "record provider traffic into cassettes under `DIR` (replay with --replay DIR)")
 	f.StringVar(&rf.replay, "replay", "", "replay provider traffic from cassettes recorded with --record `DIR`; no network")
 	f.StringVar(&rf.format, "format", "text", "report format")
-	f.StringVar(&rf.out, "out", "", "also write report.{txt,json,md}, traces and envelopes into `DIR`")
+	f.StringVar(&rf.out, "out", "", "also write report.{txt,json,md,html}, traces and envelopes into `DIR`")
 	f.IntVar(&rf.maxSteps, "max-steps", 10, "model turns per attempt")
 	f.IntVar(&rf.maxTokens, "max-tokens", 1024, "output tokens per model turn")
 	flagValues(cmd, "arm", defense.Arms...)
@@ -178,9 +178,26 @@ func runRedteam(ctx context.Context, env *Env, rf redteamFlags) error {
 				return inputErr(err)
 			}
 		}
-		fmt.Fprintf(env.Stderr, "wrote %s (report.txt, report.json, report.md, traces/)\n", rf.out)
+		if err := writeRedteamHTML(filepath.Join(rf.out, "report.html"), rep, rf.out); err != nil {
+			return inputErr(err)
+		}
+		fmt.Fprintf(env.Stderr, "wrote %s (report.txt, report.json, report.md, report.html, traces/)\n", rf.out)
 	}
 	return redteam.Write(env.Stdout, rep, rf.format)
+}
+
+// writeRedteamHTML writes the HTML report into the run directory, with
+// its envelope and trace links relative to that directory.
+func writeRedteamHTML(path string, rep *redteam.Report, dir string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := redteam.WriteHTML(f, rep, dir); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func writeReportFile(path string, rep *redteam.Report, format string) error {

@@ -40,6 +40,7 @@ func TestReportCommand(t *testing.T) {
 		name     string
 		tail     string
 		dir      string
+		format   string
 		code     int
 		wantOut  string
 		wantErr  string
@@ -49,6 +50,8 @@ func TestReportCommand(t *testing.T) {
 		{name: "truncated last line", tail: `{"trial_id":"x","model":"openai:gpt`, code: 0, wantErr: "warning: ", wantFile: true},
 		{name: "malformed line", tail: "{not json}\n{}\n", code: 2, wantErr: "trials.jsonl line 5"},
 		{name: "missing run dir", dir: "/nonexistent.invalid/run", code: 2, wantErr: "not a run directory"},
+		{name: "html", format: "html", code: 0, wantOut: "report.html", wantFile: true},
+		{name: "unknown format", format: "pdf", code: 2, wantErr: `unknown --format "pdf"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,7 +59,11 @@ func TestReportCommand(t *testing.T) {
 			if dir == "" {
 				dir = reportRunDir(t, tc.tail)
 			}
-			code, out, errs := run(t, "report", dir)
+			args := []string{"report", dir}
+			if tc.format != "" {
+				args = append(args, "--format", tc.format)
+			}
+			code, out, errs := run(t, args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d (stderr %q)", code, tc.code, errs)
 			}
@@ -71,6 +78,13 @@ func TestReportCommand(t *testing.T) {
 				if !tc.wantFile && err == nil {
 					t.Errorf("%s written despite the error", f)
 				}
+			}
+			page, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+			if (err == nil) != (tc.format == "html") {
+				t.Errorf("report.html exists=%v with --format %q", err == nil, tc.format)
+			}
+			if tc.format == "html" && !strings.Contains(string(page), `data-model="openai:gpt-test" data-arm="none" data-class="tool_description" data-register="*" data-metric="objective_met" data-k="1" data-n="1"`) {
+				t.Error("report.html lacks the model's none-arm cell with 1/1")
 			}
 		})
 	}

@@ -198,12 +198,15 @@ func newWriter(format string, env *Env, origins map[string]scan.Origin) (scan.Wr
 	case "sarif":
 		v, _, _ := BuildInfo()
 		return scan.SARIFWriter{Origins: origins, ToolVersion: v}, nil
+	case "html":
+		v, _, _ := BuildInfo()
+		return scan.HTMLWriter{Version: v}, nil
 	}
 	return nil, inputErrf("--format %q: %w", format, scan.ErrFormat)
 }
 
 // scanFormats lists the output formats of mcpsec scan.
-var scanFormats = []string{"text", "json", "sarif"}
+var scanFormats = []string{"text", "json", "sarif", "html"}
 
 func newScanCmd(env *Env) *cobra.Command {
 	var (
@@ -234,6 +237,11 @@ file is missing) or an ignore file (.mcpsec.yaml, or --ignore-file);
 held-back findings are still counted in every format. "mcpsec rules"
 lists the rule ids.
 
+--format html writes one self-contained page (no script, no fetch): each
+server's grade, its findings grouped by tool with the evidence marked in
+the text it matched and hidden characters made visible, and with --lock a
+word-level diff of every changed definition.
+
 Exit codes: 0 done; 1 a finding at or above --fail-on; 2 input or setup
 error (bad JSON names the line and byte offset, an unreachable server is
 named).`,
@@ -241,6 +249,7 @@ named).`,
   mcpsec scan --stdio "npx -y @modelcontextprotocol/server-memory" --format json
   mcpsec scan --config ~/.cursor/mcp.json --allow-exec --fail-on high
   mcpsec scan --catalog tools.json --lock mcp.lock --format sarif > mcpsec.sarif
+  mcpsec scan --catalog tools.json --lock mcp.lock --format html > scan.html
   mcpsec scan --catalog tools.json --lock mcp.lock --server weather
   mcpsec scan --catalog tools.json --baseline mcpsec-baseline.json
   mcpsec scan --catalog tools.json --ignore-file ci/mcpsec.yaml`,
@@ -298,6 +307,12 @@ named).`,
 			w, err := newWriter(format, env, ld.origins)
 			if err != nil {
 				return err
+			}
+			if hw, ok := w.(scan.HTMLWriter); ok {
+				// The page shows evidence inside the scanned text and
+				// drift against the pinned definitions.
+				hw.Catalog, hw.Lock = ld.cat, opts.Lock
+				w = hw
 			}
 			out := scan.Output{Report: rep, Scanned: scan.Count(ld.cat), Suppressed: held, Empty: scan.EmptyServers(ld.cat), Notes: map[string]string{}}
 			for _, s := range ld.servers {

@@ -160,7 +160,7 @@ func modelLabel(m ModelReport) string {
 }
 
 // Formats are the report formats, one writer file each.
-var Formats = []string{"text", "json", "md"}
+var Formats = []string{"text", "json", "md", "html"}
 
 // Write renders the report in a format.
 func Write(w io.Writer, r *Report, format string) error {
@@ -171,8 +171,10 @@ func Write(w io.Writer, r *Report, format string) error {
 		return WriteJSON(w, r)
 	case "md", "markdown":
 		return WriteMarkdown(w, r)
+	case "html":
+		return WriteHTML(w, r, "")
 	}
-	return fmt.Errorf("unknown format %q (want text, json or md)", format)
+	return fmt.Errorf("unknown format %q (want text, json, md or html)", format)
 }
 
 func writeJSONFile(path string, v any) error {

@@ -80,6 +80,9 @@ func writeJSON(w *bufio.Writer, s *Summary) error {
 	if err := list("rollup", len(s.Rollup), func(i int) any { return &s.Rollup[i] }, false); err != nil {
 		return err
 	}
+	if err := list("rollup_all_registers", len(s.RollupAllRegisters), func(i int) any { return &s.RollupAllRegisters[i] }, false); err != nil {
+		return err
+	}
 	if err := list("deltas", len(s.Deltas), func(i int) any { return &s.Deltas[i] }, false); err != nil {
 		return err
 	}

@@ -159,9 +159,11 @@ type Summary struct {
 	Warnings      []string `json:"warnings"`
 	Metrics       []string `json:"metric_names"`
 	// Cells are the finest cells; Rollup sums each over objectives.
-	Cells  []Cell  `json:"cells"`
-	Rollup []Cell  `json:"rollup"`
-	Deltas []Delta `json:"deltas"`
+	Cells  []Cell `json:"cells"`
+	Rollup []Cell `json:"rollup"`
+	// RollupAllRegisters sums Rollup over registers (register "*").
+	RollupAllRegisters []Cell  `json:"rollup_all_registers"`
+	Deltas             []Delta `json:"deltas"`
 	// CaseMetrics are the case-level metrics of the evaluation method per
 	// (model, arm, register, class), with repeated attempts merged.
 	CaseMetrics []CaseCell `json:"case_metrics"`
@@ -436,7 +438,7 @@ func armLess(a, b string) bool {
 func (a *aggregator) summary() *Summary {
 	// Empty lists stay [] rather than null in summary.json.
 	s := &Summary{SchemaVersion: SchemaVersion, Counts: a.counts, Warnings: []string{}, Metrics: Metrics,
-		Cells: []Cell{}, Rollup: []Cell{}, CaseMetrics: []CaseCell{}}
+		Cells: []Cell{}, Rollup: []Cell{}, RollupAllRegisters: []Cell{}, CaseMetrics: []CaseCell{}}
 	type rollKey struct{ model, arm, register, class uint32 }
 	roll := map[rollKey]*counter{}
 	for k, c := range a.cells {
@@ -469,6 +471,7 @@ func (a *aggregator) summary() *Summary {
 			}
 		}
 	}
+	s.RollupAllRegisters = rollupAllRegisters(s.Rollup)
 	s.Deltas = a.deltas(roll2map(s.Rollup))
 	s.CaseMetrics = a.caseMetrics()
 	return s

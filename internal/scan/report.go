@@ -10,7 +10,7 @@ import (
 
 // A Writer renders the outcome of a scan in one output format. Each
 // format lives in its own file: report_text.go, report_json.go,
-// report_sarif.go.
+// report_sarif.go, report_html.go.
 type Writer interface {
 	Write(w io.Writer, out Output) error
 }
@@ -77,4 +77,4 @@ func EmptyServers(c *catalog.Catalog) map[string]bool {
 }
 
 // ErrFormat means an unknown output format was asked for.
-var ErrFormat = errors.New("unknown output format: want text, json or sarif")
+var ErrFormat = errors.New("unknown output format: want text, json, sarif or html")

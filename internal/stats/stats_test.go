@@ -174,6 +174,19 @@ func TestWilson(t *testing.T) {
 	}
 }
 
+// TestWilsonExactEnds checks the bounds that floating point used to leave
+// a residue on (5.55e-17 at k = 0): they must be exactly 0 and 1.
+func TestWilsonExactEnds(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 18, 54, 100, 1000, 123457} {
+		if got := Wilson(0, n); got.Low != 0 || got.High <= 0 {
+			t.Errorf("Wilson(0,%d) = %+v, want low exactly 0", n, got)
+		}
+		if got := Wilson(n, n); got.High != 1 || got.Low >= 1 {
+			t.Errorf("Wilson(%d,%d) = %+v, want high exactly 1", n, n, got)
+		}
+	}
+}
+
 func TestMcNemarExact(t *testing.T) {
 	tests := []struct {
 		b, c int

@@ -35,11 +35,20 @@ func WilsonZ(k, n int, z float64) Interval {
 	center := (p + z2/(2*nf)) / denom
 	half := z * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / denom
 	lo, hi := center-half, center+half
-	// Rounding can push the bounds a hair outside [0,1] at k = 0 or k = n.
-	if lo < 0 {
+	// At k = 0 the lower bound is 0 and at k = n the upper bound is 1 in
+	// exact arithmetic; floating point leaves a residue such as 5.6e-17,
+	// which readers take for a real (tiny) rate. Pin them, and keep any
+	// other rounding inside [0,1].
+	switch {
+	case k <= 0:
+		lo = 0
+	case lo < 0:
 		lo = 0
 	}
-	if hi > 1 {
+	switch {
+	case k >= n:
+		hi = 1
+	case hi > 1:
 		hi = 1
 	}
 	return Interval{Low: lo, High: hi, K: k, N: n}
