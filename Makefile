@@ -3,7 +3,7 @@
 # tests (from interop/package-lock.json) and the public servers of the
 # real-world check (testdata/realworld/package-lock.json; no install
 # script of theirs runs).
-.PHONY: test deps build bench fmt-check vet
+.PHONY: test deps build bench compare-ts fmt-check vet
 
 GO ?= go
 
@@ -20,6 +20,12 @@ build:
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# mcpsec's MCP client against the official TypeScript SDK client, in one
+# run, against the same servers (the TS SDK's server-everything and the
+# go-sdk server of `mcpsec fixture serve`): calls/s of each and the ratio.
+compare-ts: deps
+	$(GO) test -run '^$$' -bench SameServerVsTS -benchtime 1x -v ./internal/mcpconn/clitest/
 
 vet:
 	$(GO) vet ./...

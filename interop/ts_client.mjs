@@ -2,7 +2,10 @@
 // on the command line and prints what it saw as one JSON object, which the
 // Go interop tests assert on.
 //
-//   node ts_client.mjs [--call NAME ARGS_JSON]... -- COMMAND [ARG]...
+//   node ts_client.mjs [--raw] [--call NAME ARGS_JSON]... -- COMMAND [ARG]...
+//
+// --raw adds each tool exactly as the client parsed it ("raw", a JSON
+// string) and each call's whole result ("result").
 //
 // The child inherits this process's full environment (the SDK's default
 // is a filtered one) so tests can steer it with variables.
@@ -11,9 +14,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 function parseArgs(argv) {
   const calls = [];
+  let raw = false;
   let i = 0;
   for (; i < argv.length && argv[i] !== "--"; i++) {
-    if (argv[i] === "--call") {
+    if (argv[i] === "--raw") {
+      raw = true;
+    } else if (argv[i] === "--call") {
       calls.push({ name: argv[i + 1], args: JSON.parse(argv[i + 2] ?? "{}") });
       i += 2;
     } else {
@@ -22,11 +28,11 @@ function parseArgs(argv) {
   }
   const command = argv.slice(i + 1);
   if (command.length === 0) throw new Error("usage: ts_client.mjs [--call NAME ARGS]... -- COMMAND [ARG]...");
-  return { calls, command };
+  return { calls, command, raw };
 }
 
 async function main() {
-  const { calls, command } = parseArgs(process.argv.slice(2));
+  const { calls, command, raw } = parseArgs(process.argv.slice(2));
   const transport = new StdioClientTransport({
     command: command[0],
     args: command.slice(1),
@@ -44,13 +50,19 @@ async function main() {
   let cursor;
   do {
     const page = await client.listTools(cursor ? { cursor } : {});
-    for (const t of page.tools) out.tools.push({ name: t.name, description: t.description ?? "" });
+    for (const t of page.tools) {
+      const entry = { name: t.name, description: t.description ?? "" };
+      if (raw) entry.raw = JSON.stringify(t);
+      out.tools.push(entry);
+    }
     cursor = page.nextCursor;
   } while (cursor);
   for (const c of calls) {
     const res = await client.callTool({ name: c.name, arguments: c.args });
     const text = (res.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
-    out.calls.push({ name: c.name, text, isError: res.isError === true });
+    const entry = { name: c.name, text, isError: res.isError === true };
+    if (raw) entry.result = JSON.stringify(res);
+    out.calls.push(entry);
   }
   await client.close();
   process.stdout.write(JSON.stringify(out) + "\n");

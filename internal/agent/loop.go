@@ -204,7 +204,7 @@ func (l *loop) relistReason() string {
 // collisions deterministically and applies the tool transforms.
 func (l *loop) relist(ctx context.Context, reason string) error {
 	var all []Tool
-	seen := map[string]bool{}
+	var namer Namer
 	for _, s := range l.cfg.Servers {
 		tools, raw, err := s.ListTools(ctx)
 		if err != nil {
@@ -222,15 +222,11 @@ func (l *loop) relist(ctx context.Context, reason string) error {
 				l.emit(trace.KindMetadataDrift, trace.Drift{Server: s.Name(), Tool: t.Name, Change: "added", After: fp})
 			}
 			l.prints[key] = fp
-			name := t.Name
-			if seen[name] {
-				// The first server in configuration order keeps the bare
-				// name; later ones are qualified, and the collision is
-				// recorded so reports can see it.
-				name = s.Name() + "__" + t.Name
+			name, collided := namer.Name(s.Name(), t.Name)
+			if collided {
+				// Recorded so reports can see it.
 				l.emit(trace.KindWarning, trace.Message{Kind: "name_collision", Message: fmt.Sprintf("tool %q of server %s offered as %q", t.Name, s.Name(), name)})
 			}
-			seen[name] = true
 			all = append(all, Tool{Server: s.Name(), ModelName: name, Def: t})
 		}
 		for key := range l.prints {
@@ -241,12 +237,8 @@ func (l *loop) relist(ctx context.Context, reason string) error {
 		}
 	}
 	l.tools = all
-	offered := all
-	for _, tf := range l.cfg.Seams.Tools {
-		var notes []Note
-		offered, notes = tf(cloneTools(offered))
-		l.notes(notes)
-	}
+	offered, notes := ApplyTools(l.cfg.Seams.Tools, all)
+	l.notes(notes)
 	l.offered = offered
 	l.byModel = make(map[string]Tool, len(offered))
 	for _, t := range offered {

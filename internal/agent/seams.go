@@ -18,6 +18,30 @@ type Tool struct {
 	Def       catalog.Tool `json:"def"`
 }
 
+// QualifiedName is the name a tool is offered under when an earlier
+// server already took its bare name.
+func QualifiedName(server, tool string) string { return server + "__" + tool }
+
+// Namer gives tools the names they are offered under, the same way in
+// the loop and in mcpsec proxy's gateway: the first server (in
+// configuration order) to list a name keeps it, and a later server's tool
+// of that name is offered as QualifiedName(server, tool). Use one Namer
+// per listing.
+type Namer struct{ taken map[string]bool }
+
+// Name returns the offered name and whether it had to be qualified.
+func (n *Namer) Name(server, tool string) (string, bool) {
+	if n.taken == nil {
+		n.taken = map[string]bool{}
+	}
+	name, collided := tool, false
+	if n.taken[name] {
+		name, collided = QualifiedName(server, tool), true
+	}
+	n.taken[name] = true
+	return name, collided
+}
+
 // Call is one tool call on its way to a server.
 type Call struct {
 	ID        string          `json:"id"`
@@ -91,4 +115,43 @@ type Seams struct {
 	// RelistEveryStep makes the loop call tools/list on every server
 	// before each model step (pinning needs to see every definition).
 	RelistEveryStep bool
+}
+
+// ApplyTools runs tool transforms in order over copies of tools, so a
+// transform never changes what the caller holds. The loop and mcpsec
+// proxy both judge listings through it.
+func ApplyTools(tfs []ToolTransform, tools []Tool) ([]Tool, []Note) {
+	var all []Note
+	out := tools
+	for _, tf := range tfs {
+		var notes []Note
+		out, notes = tf(cloneTools(out))
+		all = append(all, notes...)
+	}
+	return out, all
+}
+
+// ApplyResults runs result transforms in order.
+func ApplyResults(rts []ResultTransform, call Call, res Result) (Result, []Note) {
+	var all []Note
+	for _, rt := range rts {
+		var notes []Note
+		res, notes = rt(call, res)
+		all = append(all, notes...)
+	}
+	return res, all
+}
+
+// Decide asks each call policy in order; the first denial wins. Notes of
+// every policy consulted are returned whatever the verdict.
+func Decide(ps []CallPolicy, call Call, h History) (Decision, []Note) {
+	var all []Note
+	for _, p := range ps {
+		d := p(call, h)
+		all = append(all, d.Notes...)
+		if !d.Allow {
+			return d, all
+		}
+	}
+	return Allow, all
 }

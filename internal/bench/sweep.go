@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpsec/mcpsec/internal/model"
+	"github.com/mcpsec/mcpsec/internal/trace"
 	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
@@ -441,7 +442,7 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 		go func() {
 			defer wg.Done()
 			for t := range work {
-				tracePath := filepath.Join(opts.Out, TracesDir, t.ID+".jsonl")
+				tracePath := filepath.Join(opts.Out, TracesDir, t.ID+trace.Ext)
 				rec, err := RunTrial(ctx, env, g, t, tracePath)
 				if err == nil && ctx.Err() != nil && rec.Error != nil {
 					// A trial cut short by cancellation is not recorded:
@@ -449,7 +450,7 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 					continue
 				}
 				if err == nil {
-					rec.Trace = filepath.Join(TracesDir, t.ID+".jsonl")
+					rec.Trace = filepath.Join(TracesDir, t.ID+trace.Ext)
 					err = log.Append(rec)
 				}
 				mu.Lock()

@@ -54,6 +54,20 @@ type Env struct {
 	GitRevision string
 	GitDirty    bool
 	Conn        mcpconn.Options
+	// Front, when set, stands between the agent loop and the fixture
+	// servers: it gets the trial's arm, the defense configuration the arm
+	// is built from and the connected servers, and returns what the loop
+	// talks to instead and the seams the loop still applies itself. The
+	// proxy's tests put mcpsec proxy here to show it reproduces each arm.
+	Front func(ctx context.Context, arm string, cfg defense.Config, servers []*mcpconn.Conn) (FrontEnd, error)
+}
+
+// FrontEnd is what Env.Front puts in front of a trial's servers.
+type FrontEnd struct {
+	Servers []agent.Server
+	Seams   agent.Seams
+	// Stop ends the front end; the trial's own servers are closed after.
+	Stop func()
 }
 
 // RunTrial runs one trial end to end and returns its scored record. The
@@ -137,7 +151,8 @@ func RunTrial(ctx context.Context, env Env, g Grid, t trial.Trial, tracePath str
 		}
 		return fail("model", err)
 	}
-	seams, err := defense.Build(t.Arm, defense.Config{Task: tk, Canary: canary})
+	dcfg := defense.Config{Task: tk, Canary: canary}
+	seams, err := defense.Build(t.Arm, dcfg)
 	if err != nil {
 		return rec, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
@@ -155,11 +170,28 @@ func RunTrial(ctx context.Context, env Env, g Grid, t trial.Trial, tracePath str
 		closeAll()
 		return fail("server", err)
 	}
+	stopFront := func() {}
+	if env.Front != nil {
+		conns := make([]*mcpconn.Conn, len(servers))
+		for i, s := range servers {
+			conns[i] = s.(connServer).c
+		}
+		fe, ferr := env.Front(ctx, t.Arm, dcfg, conns)
+		if ferr != nil {
+			closeAll()
+			return fail("server", ferr)
+		}
+		servers, seams = fe.Servers, fe.Seams
+		if fe.Stop != nil {
+			stopFront = fe.Stop
+		}
+	}
 	out := agent.Run(ctx, agent.Config{
 		Model: m, Servers: servers, System: task.Substitute(tk.Context, canary), Prompt: tk.Prompt,
 		MaxSteps: g.MaxSteps, MaxTokens: g.MaxTokens, Temperature: g.Temperature, Seams: seams, Trace: tw,
 		RelistEveryStep: g.Relist,
 	})
+	stopFront()
 	closeAll()
 	if stop != nil {
 		if serr := stop(); serr != nil && out.Err == nil {
@@ -370,6 +402,9 @@ func mergeStates(before fixture.State, files []string) (fixture.State, error) {
 	}
 	return after, nil
 }
+
+// ConnServer adapts an mcpconn connection to the agent's Server.
+func ConnServer(c *mcpconn.Conn) agent.Server { return connServer{c} }
 
 // connServer adapts an mcpconn connection to the agent's Server.
 type connServer struct{ c *mcpconn.Conn }

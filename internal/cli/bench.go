@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -46,7 +45,8 @@ replaced by anything else.
 
 The run directory (default results/<timestamp>) holds RUN.md, config.yaml,
 trials.jsonl (one record per trial, appended and synced as each ends),
-traces/, summary.json, matrix_*.csv, metrics_long.csv, deltas_vs_none.md and
+traces/ (one gzip-compressed JSONL trace per trial), summary.json,
+matrix_*.csv, metrics_long.csv, deltas_vs_none.md and
 RESULTS.md. A killed run continues with --resume DIR; --retry-errors re-runs
 errored trials.
 
@@ -193,13 +193,6 @@ func sweepAndReport(ctx context.Context, env *Env, g bench.Grid, out string, bf 
 		return bench.Result{}, inputErr(err)
 	}
 	benv.RecordDir = bf.record
-	// A sweep allocates briskly and keeps little alive, so it trades
-	// memory for less GC time, under a soft cap that keeps it bounded.
-	// GOGC and GOMEMLIMIT in the environment still win.
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
-	}
 	fmt.Fprintf(env.Stderr, "run directory: %s\n", out)
 	res, err := bench.Sweep(ctx, bench.Options{
 		Grid: g, Out: out, Resume: bf.resume != "", RetryErrors: bf.retryErrors, Shard: shard,

@@ -99,6 +99,7 @@ func NewRoot(env *Env) *cobra.Command {
   redteam  does a model, with a server, take the bait? (per-model signal)
   stats    compute benchmark metrics from label tables
   demo     everything above, offline, with the control agents
+  proxy    put the benchmark's defenses between an MCP client and its servers
 
 Everything is defanged: the attacker sink is a no-op recorder, the secret
 is a synthetic canary, and fixture traffic stays on loopback.

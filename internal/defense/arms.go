@@ -9,6 +9,7 @@ package defense
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/mcpsec/mcpsec/internal/agent"
@@ -82,6 +83,9 @@ type Config struct {
 	// Resources maps tool names to the resource they act on; nil means
 	// DefaultResources (the fixture tools).
 	Resources map[string]ResourceRule
+	// SecretPatterns match further secrets by shape (the proxy's policy
+	// file); the bench's tasks name theirs literally and leave it nil.
+	SecretPatterns []*regexp.Regexp
 }
 
 // Build returns fresh seams for one trial of an arm: every call creates
@@ -179,5 +183,7 @@ func newTrialTaint(cfg Config) *TaintStore {
 		}
 	}
 	user := cfg.Task.Prompt + "\n" + task.Substitute(cfg.Task.Context, cfg.Canary)
-	return NewTaintStore(secrets, user)
+	store := NewTaintStore(secrets, user)
+	store.AddSecretPatterns(cfg.SecretPatterns...)
+	return store
 }

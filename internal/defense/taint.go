@@ -53,6 +53,16 @@ type TaintStore struct {
 	userTokens map[string]bool
 	results    []taintSource
 	seen       map[string]bool
+	patterns   []*regexp.Regexp
+}
+
+// AddSecretPatterns makes every match of each pattern a secret too (keys
+// of a known shape whose values the host cannot list, such as cloud
+// access keys). A match is reported by the pattern's index, never echoed.
+func (s *TaintStore) AddSecretPatterns(ps ...*regexp.Regexp) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.patterns = append(s.patterns, ps...)
 }
 
 type secretForms struct {
@@ -147,6 +157,14 @@ func (s *TaintStore) Check(args json.RawMessage) []Hit {
 	for i, sec := range s.secrets {
 		if sec.foundIn(texts) {
 			hits = append(hits, Hit{Kind: TaintSecret, Evidence: "secret #" + strconv.Itoa(i+1)})
+		}
+	}
+	for i, re := range s.patterns {
+		for _, t := range texts {
+			if re.MatchString(t) {
+				hits = append(hits, Hit{Kind: TaintSecret, Evidence: "secret pattern #" + strconv.Itoa(i+1)})
+				break
+			}
 		}
 	}
 	var idx []*runIndex

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -179,4 +180,16 @@ func longestCommon(a, b string) int {
 		}
 	}
 	return best
+}
+
+func TestSecretPatterns(t *testing.T) {
+	s := NewTaintStore(nil, "")
+	s.AddSecretPatterns(regexp.MustCompile(`AKIA[0-9A-Z]{16}`))
+	if hits := s.Check(json.RawMessage(`{"data":"nothing to see"}`)); len(hits) != 0 {
+		t.Errorf("clean arguments hit %+v", hits)
+	}
+	hits := s.Check(json.RawMessage(`{"data":{"nested":"key AKIAABCDEFGHIJKLMNOP here"}}`))
+	if len(hits) != 1 || hits[0].Kind != TaintSecret || hits[0].Evidence != "secret pattern #1" {
+		t.Errorf("hits %+v", hits)
+	}
 }

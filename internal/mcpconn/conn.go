@@ -521,3 +521,37 @@ func (c *Conn) shutdown() error {
 	}
 	return nil
 }
+
+// GetPrompt gets one prompt with its arguments (mcpsec proxy relays it).
+// The result is decoded from the bytes the server sent, under the same
+// limits as every other call.
+func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	op := "prompts/get " + name
+	raw, err := c.rawCall(ctx, op, `{"messages":[]}`, func(ctx context.Context) (any, error) {
+		return c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.GetPromptResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, c.wrap(op, ErrProtocol, err)
+	}
+	return &res, nil
+}
+
+// ReadResource reads one resource (mcpsec proxy relays it).
+func (c *Conn) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	op := "resources/read " + uri
+	raw, err := c.rawCall(ctx, op, `{"contents":[]}`, func(ctx context.Context) (any, error) {
+		return c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.ReadResourceResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, c.wrap(op, ErrProtocol, err)
+	}
+	return &res, nil
+}

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -173,6 +174,21 @@ const (
 	hintRole
 	hintImportant
 	hintAppend
+	// Gates of the word-order cues (intent.go): each regular expression
+	// runs only when its gate words are present.
+	hintMode
+	hintSelf
+	hintFirst
+	hintOthers
+	hintQuant
+	hintSensitiveAdj
+	hintLet
+	hintSecretWord
+	hintSibA
+	hintSibB
+	hintScript
+	hintAfter
+	hintBefore
 )
 
 var hintPatterns = func() ([]string, []int) {
@@ -187,9 +203,24 @@ var hintPatterns = func() ([]string, []int) {
 	add(hintFile, sensitivePaths...)
 	add(hintEnv, ".env")
 	add(hintDest, "@", "://")
-	add(hintRole, "system", "assistant", "developer", "<|", "[inst", "<<sys", "instruction")
+	add(hintRole, "system", "assistant", "developer", "<|", "[inst", "<<sys", "instruction", "hidden", "global", "override", "directive",
+		"admin", "secret>", "_of_turn", "internal", "priority", "root>", "human", "<sys", "[sys")
 	add(hintImportant, "<important>", "[important]")
 	add(hintAppend, "+=")
+	add(hintMode, "you are", "you're", "you r ", "from now on", " mode", "act as", "pretend", "role", "jailbr", "anything now", "new persona", "new identity", " dan")
+	add(hintSelf, "this tool", "this function", "this server", "this service", "this plugin", "this api", "this endpoint", "this integration",
+		"this one", " me ", " me.", " me!", "this converter", "this translator", "this calculator", "this engine", "this utility")
+	add(hintFirst, "first", "before any")
+	add(hintOthers, "other", "alternative", "compet", "rival", "built-in", "existing", "similar", "inferior", "outdated", "lesser", "obsolete")
+	add(hintQuant, "all ", "every ", "any ")
+	add(hintSensitiveAdj, "important", "sensitive", "private", "personal", "relevant", "confidential", "secret", "valuable", "interesting")
+	add(hintLet, "let ", "loop ", "keep ")
+	add(hintSecretWord, "secret", "credential", "passw", "token", "private", "apikey", "api_key", "api-key")
+	add(hintSibA, "from ", "by ", "using ", "via ", "with ")
+	add(hintSibB, " tool")
+	add(hintScript, ".sh", ".bash", ".ps1", ".bat", ".cmd", ".exe", ".scr", ".vbs", ".command", "| sh", "|sh", "| bash", "|bash", "| zsh", "iex", "| python", "|python", "| sudo")
+	add(hintAfter, "after ")
+	add(hintBefore, "before ")
 	return pats, kinds
 }
 
@@ -255,12 +286,12 @@ func destination(lower string) string {
 	return ""
 }
 
-var destructDemandRe = regexp.MustCompile(`(^|[.;:,]\s*|\b(must|always|also|then|should|need to|needs to|make sure to|be sure to|please|first|additionally|afterwards|and)\s+(\w+\s+)?)(delete|remove|wipe|erase|drop|truncate|destroy|purge|overwrite|shred|revoke|uninstall|format|rm)\b`)
+var destructDemandRe = regexp.MustCompile(`(^|[.;:,]\s*|\b(must|always|also|then|should|need to|needs to|make sure to|be sure to|please|first|additionally|afterwards|and)\s+(\w+\s+)?)(delete|remove|wipe|erase|drop|truncate|destroy|purge|overwrite|shred|revoke|uninstall|format|rm)\s+[\w"'~/.-]`)
 
 var (
 	literalRe      = regexp.MustCompile(`(?:^|[^A-Z])([A-Z]{2,}-?\d{2,})\b`)
 	destructToolRe = regexp.MustCompile(`(?i)\b((?:delete|remove|drop|wipe|purge|destroy|erase|clear|truncate|reset|kill|revoke|uninstall)[_-][a-z0-9_]+)`)
-	namedTargetRe  = regexp.MustCompile("`[^`]+`|\"[^\"]+\"|\b(titled|named|called|title\\s*=|name\\s*=)\\s*\\S|\\b[a-z0-9]+(-[a-z0-9]+)+\\b")
+	namedTargetRe  = regexp.MustCompile("`[^`]+`|\"[^\"]+\"|«[^»]+»|\\b(titled|named|called|title\\s*=|name\\s*=|with (?:the )?(?:title|name)\\s)\\s*\\S|\\b[a-z0-9]+(-[a-z0-9]+)+\\b")
 )
 
 // standards are code-like tokens that are names of standards, not
@@ -351,8 +382,46 @@ func destructiveToolRef(s, self string) bool {
 // back-ticked, "titled X", or a hyphenated slug; tool identifiers do not
 // count.
 func namedTarget(s string) bool {
-	for _, m := range namedTargetRe.FindAllString(s, -1) {
-		if !destructToolRe.MatchString(m) && !toolLikeSlug(m) {
+	for _, loc := range namedTargetRe.FindAllStringIndex(s, -1) {
+		m := s[loc[0]:loc[1]]
+		if destructToolRe.MatchString(m) || toolLikeSlug(m) {
+			continue
+		}
+		if bareSlugRe.MatchString(m) && !objectSlug(s, loc[0], loc[1]) {
+			// A bare hyphenated word is usually an ordinary compound
+			// ("zero-based", "read-only"); it names an object only next to
+			// an object noun ("the note old-guide") or as a subject
+			// ("old-guide is retired").
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+var objectNouns = map[string]bool{"note": true, "file": true, "page": true, "document": true, "doc": true, "table": true, "branch": true,
+	"repo": true, "repository": true, "record": true, "folder": true, "directory": true, "database": true, "bucket": true, "project": true,
+	"issue": true, "event": true, "user": true, "account": true, "channel": true, "entry": true, "item": true, "list": true, "board": true,
+	"card": true, "task": true, "ticket": true, "collection": true, "index": true, "namespace": true, "volume": true, "container": true,
+	"on": true, "titled": true, "called": true, "named": true, "delete": true, "deleted": true, "remove": true, "removed": true, "drop": true,
+	"dropped": true, "purge": true, "purged": true, "wipe": true, "wiped": true, "erase": true, "erased": true, "destroy": true, "destroyed": true,
+	"clear": true, "cleared": true}
+
+var bareSlugRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)+$`)
+
+var staleWords = map[string]bool{"is": true, "was": true, "has": true, "stale": true, "obsolete": true, "retired": true, "outdated": true, "deprecated": true}
+
+func objectSlug(s string, a, b int) bool {
+	before := strings.Fields(strings.ToLower(s[max(0, a-24):a]))
+	for k := len(before) - 1; k >= 0 && k >= len(before)-2; k-- {
+		w := strings.Trim(before[k], ".,:;()")
+		if objectNouns[w] && k == len(before)-1 {
+			return true
+		}
+	}
+	after := strings.Fields(strings.ToLower(s[b:min(len(s), b+16)]))
+	for k := 0; k < len(after) && k < 3; k++ {
+		if staleWords[strings.Trim(after[k], ".,:;()|")] {
 			return true
 		}
 	}
@@ -487,13 +556,13 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if strings.ContainsAny(lower, "~./") && hasSensitivePath(lower) {
 		f |= fFile | fSrc
 	}
-	if destination(lower) != "" {
+	if d := destination(lower); d != "" && !exampleDestination(lower, d) {
 		f |= fDest
 	}
-	if roleGate(lower) && roleRe.MatchString(lower) && !paramDocLine(lower, sc.params()) {
+	if sc.unitHints&hintRole != 0 && roleRe.MatchString(lower) && !paramDocLine(lower, sc.params()) {
 		f |= fRole
 	}
-	f |= sc.intentFeatures(sentence, lower)
+	f |= sc.intentFeatures(sentence, lower, sc.unitHints, f)
 	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
 		f |= fAuthority
 	}
@@ -524,6 +593,12 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 		if foreign {
 			f |= fForeignTool
 		}
+	}
+	// Pointing at a sibling tool of the same server while naming its
+	// recipient or fields is navigation; tampering needs a literal
+	// destination, concealment, or a foreign or blanket target.
+	if f&fOtherTool != 0 && f&(fForeignTool|fAnyTool|fDest|fHide|fHideStrong) == 0 {
+		f &^= fTamper
 	}
 	// Verbs only count when something sensitive is in play, so the more
 	// expensive negation check runs on few sentences.
@@ -570,6 +645,11 @@ func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
 	}
 	if f&fPersonal != 0 && sc.cur.inContract(lower, sc.unitWords) {
 		f &^= fPersonal | fSecretWeak
+	}
+	if f&fCtx != 0 && f&(fDest|fOutside|fSecret|fFile|fHide|fHideStrong) == 0 && !strings.Contains(lower, "system prompt") && sc.cur.inContract(lower, sc.unitWords) {
+		// A memory or summarising tool talks about the conversation
+		// because the conversation is its input.
+		f &^= fCtx | fConvSrc | fSrc
 	}
 	const src = fSecret | fSecretWeak | fFile | fSrc
 	if f&src == 0 || f&(fDest|fCtx|fVerbatim|fConvSrc|fOutside) != 0 {
@@ -618,32 +698,42 @@ func (sc *scanner) params() map[string]bool {
 // first sentence is itself destructive. Only a sentence-initial verb
 // counts; "also delete", "must remove" and the like stay demands.
 func ownDestructiveAction(lower string, c *contract, inParam bool) bool {
-	loc := destructDemandRe.FindAllStringIndex(lower, -1)
-	if len(loc) == 0 {
+	locs := destructDemandRe.FindAllStringSubmatchIndex(lower, -1)
+	if len(locs) == 0 {
 		return false
 	}
-	for _, l := range loc {
-		lead := strings.TrimSpace(lower[:l[0]])
-		if lead != "" && lead != "force" {
-			return false
+	for _, l := range locs {
+		// Group 4 is the verb; anything before it on the clause other
+		// than "force" means a modal or sequencing word led to it.
+		clause := lower[:l[8]]
+		if k := strings.LastIndexAny(clause, ".;:"); k >= 0 {
+			clause = clause[k+1:]
 		}
-		if strings.ContainsAny(lower[l[0]:l[1]], " ") && !strings.HasPrefix(lower[l[0]:], "force") {
-			// A modal or sequencing word matched before the verb.
+		lead := strings.TrimSpace(clause)
+		if lead != "" && lead != "force" {
 			return false
 		}
 	}
 	if inParam {
+		// "delete that note first" is a step, not what the option does.
+		for _, w := range strings.Fields(lower) {
+			switch strings.Trim(w, ".,:;()") {
+			case "first", "before", "also", "then", "afterwards", "additionally", "beforehand":
+				return false
+			}
+		}
 		return true
 	}
 	if c == nil {
 		return false
 	}
+	topic := c.topic()
 	for w := range destructVerbs {
-		if c.topic[w] {
+		if topic[w] {
 			return true
 		}
 	}
-	return c.topic["purge"] || c.topic["deletes"] || c.topic["removes"] || c.topic["purges"] || c.topic["clears"] || c.topic["wipes"]
+	return topic["purge"] || topic["deletes"] || topic["removes"] || topic["purges"] || topic["clears"] || topic["wipes"]
 }
 
 // roleGate is the cheap test before the role-markup expression.
@@ -668,4 +758,66 @@ func paramDocLine(lower string, params map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// exampleDestination reports an address that the text shows as an
+// example or a reference: inside a JSON-like body ({ ... }), introduced
+// by "e.g.", "for example", "see" or "reference:". An example shows a
+// format and a reference points to documentation; neither is where data
+// is to go. (Documentation domains such as example.com are not exempt:
+// published attacks use them too.)
+func exampleDestination(lower, d string) bool {
+	i := strings.Index(lower, d)
+	if i < 0 {
+		return false
+	}
+	host := d
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
+	}
+	if k := strings.Index(host, "://"); k >= 0 {
+		host = host[k+3:]
+	}
+	if k := strings.IndexAny(host, "/:?#"); k >= 0 {
+		host = host[:k]
+	}
+	host = strings.TrimRight(host, ".,;)'\"")
+	_ = host
+	before := lower[:i]
+	if strings.Count(before, "{") > strings.Count(before, "}") {
+		return true
+	}
+	near := before[max(0, len(before)-40):]
+	for _, m := range []string{"e.g.", "e.g", "for example", "for instance", "such as", "example:", "like ", "reference:", "see ", "docs:",
+		"documentation", "learn more", "more info", "details:", "refer to", "described at", "described in", "api reference", "spec:", "source:"} {
+		if strings.Contains(near, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// foreignOwners lists the other servers whose tools a sentence names, for
+// messages that must say which pair of servers a finding is about.
+func (ni *nameIndex) foreignOwners(sentence, server, self string, params map[string]bool) []string {
+	if ni == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, tok := range strings.FieldsFunc(sentence, func(r rune) bool { return !isIdentRune(r) }) {
+		tok = strings.Trim(tok, ".-")
+		l := strings.ToLower(tok)
+		if l == strings.ToLower(self) || params[l] || !distinctive(tok) {
+			continue
+		}
+		for _, o := range ni.owners[l] {
+			if o != server && !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

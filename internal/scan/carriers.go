@@ -48,7 +48,7 @@ func defaultDestinations(server, tool, path string, schema map[string]any, depth
 			continue
 		}
 		loc := path + "/properties/" + escapeSeg(name)
-		if recipientParam.MatchString(name) {
+		if (p["default"] != nil || p["const"] != nil || p["examples"] != nil || p["enum"] != nil) && recipientParam.MatchString(name) {
 			for _, key := range []string{"default", "const", "examples", "enum"} {
 				for _, v := range stringsIn(p[key]) {
 					if d := destination(strings.ToLower(v)); d != "" {

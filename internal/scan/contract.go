@@ -13,12 +13,30 @@ import (
 // outside the contract (another tool, the user's SSH keys in a calculator,
 // the conversation in a weather lookup) are what poisoning looks like.
 type contract struct {
-	topic  map[string]bool // lower-case words naming what the tool is about
 	params map[string]bool // lower-case parameter names at any depth
+	tool   *catalog.Tool
+	once   bool
+	words  map[string]bool
+}
+
+// topic returns the lower-case words naming what the tool is about,
+// computed on first use: most tools never need it.
+func (c *contract) topic() map[string]bool {
+	if !c.once {
+		c.once = true
+		c.words = topicOf(*c.tool)
+	}
+	return c.words
 }
 
 func newContract(t catalog.Tool) *contract {
-	c := &contract{topic: map[string]bool{}, params: map[string]bool{}}
+	c := &contract{params: map[string]bool{}, tool: &t}
+	collectParams(c.params, t.InputSchema, 0)
+	return c
+}
+
+func topicOf(t catalog.Tool) map[string]bool {
+	c := &contract{words: map[string]bool{}}
 	c.addWords(t.Name)
 	c.addWords(t.Title)
 	if sents := sentenceSpans(t.Description); len(sents) > 0 {
@@ -30,8 +48,7 @@ func newContract(t catalog.Tool) *contract {
 			c.addWords(first)
 		}
 	}
-	collectParams(c.params, t.InputSchema, 0)
-	return c
+	return c.words
 }
 
 // addWords splits identifiers and prose into lower-case words: snake,
@@ -39,7 +56,7 @@ func newContract(t catalog.Tool) *contract {
 // credentials).
 func (c *contract) addWords(s string) {
 	for _, w := range identWordsOf(s) {
-		c.topic[w] = true
+		c.words[w] = true
 	}
 }
 
@@ -115,6 +132,8 @@ var secretFamilies = []struct {
 	{"card", []string{"credit card", "card number", "cvv", "cvc", "bank account", "routing number"}, []string{"card", "payment", "payments", "checkout", "billing", "charge", "invoice", "bank", "transfer", "stripe"}},
 	{"identity", []string{"social security", "ssn", "passport number", "date of birth", "birth date", "driver's license", "national id", "tax id"}, []string{"identity", "kyc", "verify", "verification", "passport", "ssn", "birth", "tax", "patient", "employee", "hr"}},
 	{"health", []string{"medical record", "health record"}, []string{"medical", "health", "patient", "ehr", "fhir", "clinic"}},
+	{"conversation", []string{"conversation", "chat history", "chat log", "transcript", "message history", "messages", "memory", "memories", "dialogue"},
+		[]string{"conversation", "conversations", "chat", "chats", "history", "transcript", "transcripts", "messages", "summarize", "summarise", "summary", "memory", "memories", "remember", "thread", "threads", "dialogue"}},
 	{"hint", []string{"password hint", "security question", "security answer", "maiden name"}, nil},
 	{"password", []string{"password", "passphrase"}, []string{"password", "passwords", "passphrase", "login", "auth", "authenticate", "vault", "secret", "secrets", "credential", "credentials", "strength", "hash", "bcrypt"}},
 	{"key", []string{"api key", "api keys", "apikey", "api token", "access token", "secret key", "token", "credential", "secret", "private key", "signing key", "bearer"}, []string{"apikey", "token", "tokens", "secret", "secrets", "credential", "credentials", "vault", "oauth", "authenticate", "authentication", "login", "jwt", "keychain", "certificate", "sso"}},
@@ -143,7 +162,7 @@ func (c *contract) inContract(lower string, extra []string) bool {
 		any = true
 		own := false
 		for _, w := range fam.topic {
-			if c.topic[w] {
+			if c.topic()[w] {
 				own = true
 				break
 			}
@@ -215,4 +234,21 @@ func paramOf(loc string) string {
 		}
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
+}
+
+// paramWordsOf is identWordsOf(paramOf(loc)) without splitting the whole
+// path: the parameter is the segment after the last "properties".
+func paramWordsOf(loc string) []string {
+	i := strings.LastIndex(loc, "properties/")
+	if i < 0 {
+		if strings.Contains(loc, "$defs/") || strings.Contains(loc, "definitions/") {
+			return identWordsOf(paramOf(loc))
+		}
+		return nil
+	}
+	name := loc[i+len("properties/"):]
+	if j := strings.IndexByte(name, '/'); j >= 0 {
+		name = name[:j]
+	}
+	return identWordsOf(name)
 }

@@ -25,6 +25,9 @@ type scanner struct {
 	// read; both tell a tool's own objects from foreign ones.
 	cur       *contract
 	unitWords []string
+	// unitHints are the raw-text hints of the text being analysed; they
+	// gate the per-sentence checks.
+	unitHints int
 }
 
 // unit is one metadata string and where it sits.
@@ -213,14 +216,9 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
 		f |= fOtherTool | fForeignTool
 	}
-	f |= sc.intentFeatures(text, lower)
-	if strings.Contains(lower, "after ") {
-		f |= fUnreq // a later sentence may open with "After"
-	}
-	if roleGate(lower) {
-		f |= fRole
-	}
 	h := rawHints(lower)
+	sc.unitHints = h
+	f |= sc.intentUpperBound(h)
 	if h&hintFile != 0 {
 		f |= fFile | fSrc
 	}
@@ -312,7 +310,9 @@ type match struct {
 
 // analyze runs the structural rules over normalised text.
 func (sc *scanner) analyze(text, part, server, tool string) []match {
-	if part == "name" {
+	if part == "name" || (part == "schema" && !strings.ContainsAny(text, " \t\n") && strings.Count(text, "_") >= 2) {
+		// Identifiers (names, and enum or default values such as
+		// "forward_all_mail_to_archive") read as words.
 		// Identifiers read as words: send_api_key -> "send api key".
 		text = identWords.Replace(text)
 	}
@@ -410,7 +410,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	}
 	sc.unitWords = nil
 	if u.part == "schema" {
-		sc.unitWords = identWordsOf(paramOf(u.loc))
+		sc.unitWords = paramWordsOf(u.loc)
 	}
 	var out []Finding
 	if len(u.text) > maxUnitBytes {
@@ -429,11 +429,18 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		out = append(out, mk(r, r.Severity, fmt.Sprintf("%s Count: %d.", r.Description, strings.Count(u.text, string(utf8.RuneError))), u.text))
 	}
 	plain := sc.analyze(p.text, u.part, server, self)
+	for _, sent := range scriptSentences(p.text) {
+		if runsScript(sent, strings.ToLower(sent)) {
+			r := RuleByID("inject.run_script")
+			out = append(out, mk(r, r.Severity, r.Description, sent))
+			break
+		}
+	}
 	// Text inside markup comments is invisible in rendered documentation
 	// but read by the model; a comment that gives orders is hiding them.
 	for _, body := range markupComments(p.text) {
 		ms := sc.analyze(body, u.part, server, self)
-		if len(ms) == 0 && lexOf(body)&(fImper|fModal|fAddr|fAddrModel) == 0 && sc.intentFeatures(body, strings.ToLower(body))&fModeSwitch == 0 {
+		if len(ms) == 0 && lexOf(body)&(fImper|fModal|fAddr|fAddrModel) == 0 && sc.intentFeatures(body, strings.ToLower(body), hintMode, 0)&fModeSwitch == 0 {
 			continue
 		}
 		r := RuleByID("hidden.comment")
@@ -446,7 +453,14 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	fired := map[string]bool{}
 	for _, m := range plain {
 		fired[m.rule.ID] = true
-		out = append(out, mk(m.rule, m.rule.Severity, m.rule.Description, m.evidence))
+		msg := m.rule.Description
+		if m.rule.ID == "xtool.foreign" || m.rule.ID == "xtool.dictate" {
+			// A cross-server finding names the pair.
+			if owners := sc.names.foreignOwners(m.evidence, server, self, sc.params()); len(owners) > 0 {
+				msg = strings.TrimSuffix(msg, ".") + "; it names a tool of server " + strings.Join(owners, ", ") + "."
+			}
+		}
+		out = append(out, mk(m.rule, m.rule.Severity, msg, m.evidence))
 	}
 	// Text smuggled outside the visible characters is judged on its own.
 	hiddenHits := map[string][]match{}

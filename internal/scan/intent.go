@@ -24,58 +24,107 @@ var (
 	siblingSrcRe  = regexp.MustCompile(`\b(?:from|by|using|via|with)\s+(?:the\s+)?(?:get|list|fetch|read|login|auth|create|obtain|search|find)[_-]\w+|\b(?:from|by|using|via) the [\w-]+ tool\b`)
 )
 
-// intentFeatures computes the word-order cues of one sentence. Cheap
-// substring gates keep the regular expressions off most text.
-func (sc *scanner) intentFeatures(sentence, lower string) feature {
+// intentFeatures computes the word-order cues of one sentence. The hint
+// bits from the Aho-Corasick pass (rawHints) gate every regular
+// expression, so most text costs one automaton pass.
+func (sc *scanner) intentFeatures(sentence, lower string, h int, lex feature) feature {
 	var f feature
-	if (strings.Contains(lower, "you") || strings.Contains(lower, "mode") || strings.Contains(lower, "act as") || strings.Contains(lower, "pretend") ||
-		strings.Contains(lower, "role") || strings.Contains(lower, "jailbr") || strings.Contains(lower, "anything now")) && modeSwitchRe.MatchString(lower) {
+	if h&hintMode != 0 && modeSwitchRe.MatchString(lower) {
 		f |= fModeSwitch
 	}
-	if strings.Contains(lower, "this ") || strings.Contains(lower, " me") {
-		if selfRefRe.MatchString(lower) {
+	if h&hintMode != 0 && strings.Contains(sentence, "DAN") && danRe.MatchString(sentence) {
+		f |= fModeSwitch
+	}
+	if h&hintSelf != 0 {
+		if containsAny(lower, "this tool", "this function", "this server", "this service", "this one", "this api", "this plugin") {
+			f |= fSelfRef
+		} else if strings.Contains(lower, "this ") && selfRefRe.MatchString(lower) {
 			f |= fSelfRef
 		}
-		if chooseFirstRe.MatchString(lower) {
-			f |= fUniversal | fSelfRef
-		}
-		if strings.Contains(lower, "before ") && selfInsertRe.MatchString(lower) && selfCallRe.MatchString(lower) {
-			f |= fSelfInsert
-		}
 	}
-	if (strings.Contains(lower, "other") || strings.Contains(lower, "alternative") || strings.Contains(lower, "compet") || strings.Contains(lower, "rival") ||
-		strings.Contains(lower, "built-in") || strings.Contains(lower, "existing") || strings.Contains(lower, "similar") || strings.Contains(lower, "inferior") ||
-		strings.Contains(lower, "outdated") || strings.Contains(lower, "lesser") || strings.Contains(lower, "obsolete")) && othersRe.MatchString(lower) {
+	if h&hintFirst != 0 && chooseFirstRe.MatchString(lower) {
+		f |= fUniversal | fSelfRef
+	}
+	if h&hintSelf != 0 && h&hintBefore != 0 && strings.Contains(lower, "before ") && selfInsertRe.MatchString(lower) && selfCallRe.MatchString(lower) {
+		f |= fSelfInsert
+	}
+	if h&hintOthers != 0 && othersRe.MatchString(lower) {
 		f |= fOthers
 	}
-	if (strings.Contains(lower, "all ") || strings.Contains(lower, "every ") || strings.Contains(lower, "any ")) && solicitRe.MatchString(lower) {
+	if h&hintQuant != 0 && h&hintSensitiveAdj != 0 && solicitRe.MatchString(lower) {
 		f |= fSolicit
 	}
-	if (strings.Contains(lower, "know") || strings.Contains(lower, "loop") || strings.Contains(lower, "keep")) && letKnowRe.MatchString(lower) {
+	if h&hintLet != 0 && letKnowRe.MatchString(lower) {
 		f |= fFlow
 	}
-	if secretPathRe.MatchString(lower) {
+	if h&hintSecretWord != 0 && secretPathRe.MatchString(lower) {
 		f |= fFile | fSrc
 	}
 	if strings.HasPrefix(lower, "after ") {
 		f |= fUnreq
 	}
-	if siblingSrcRe.MatchString(lower) {
+	// The sibling cues only veto rules about moving data, choosing tools
+	// or taking them over; skip them when nothing of the kind is present.
+	all := lex | f
+	hasSep := strings.ContainsAny(lower, "_-")
+	if all&(fFlow|fRead|fCallTool|fReply|fPersonal|fConvSrc) != 0 && h&hintSibA != 0 && (hasSep || h&hintSibB != 0) && siblingSrcRe.MatchString(lower) {
 		f |= fSiblingOut
 	}
-	if hasSiblingSlug(sentence) {
+	if all&(fSelfRef|fOthers|fHijack|fFlow|fRead|fInstead|fOvVerb|fDisparage) != 0 && hasSep && hasSiblingSlug(sentence) {
 		f |= fNamesSibling
 	}
 	if sc != nil && sc.cur != nil && sc.cur.mentionsParam(sentence) {
 		f |= fParamRef
 	}
-	if strings.Contains(sentence, "DAN") && danRe.MatchString(sentence) {
+	return f
+}
+
+// intentUpperBound over-approximates intentFeatures from hint bits alone,
+// for the prefilter: every cue that could be found is assumed found.
+func (sc *scanner) intentUpperBound(h int) feature {
+	var f feature
+	if h&hintMode != 0 {
 		f |= fModeSwitch
+	}
+	if h&hintSelf != 0 {
+		f |= fSelfRef
+		if h&hintBefore != 0 {
+			f |= fSelfInsert
+		}
+	}
+	if h&hintFirst != 0 {
+		f |= fSelfRef | fUniversal
+	}
+	if h&hintOthers != 0 {
+		f |= fOthers
+	}
+	if h&hintQuant != 0 && h&hintSensitiveAdj != 0 {
+		f |= fSolicit
+	}
+	if h&hintLet != 0 {
+		f |= fFlow
+	}
+	if h&hintSecretWord != 0 {
+		f |= fFile | fSrc
+	}
+	if h&hintAfter != 0 {
+		f |= fUnreq
+	}
+	if sc != nil && sc.cur != nil && len(sc.cur.params) > 0 {
+		f |= fParamRef
 	}
 	return f
 }
 
 var danRe = regexp.MustCompile(`\bDAN\b`)
+
+// scriptRe finds a script or binary to fetch and run: a URL or path
+// ending in a script extension, or a download piped into a shell.
+var (
+	scriptRe = regexp.MustCompile(`(?:https?://|[~/\]])\S*\.(?:sh|bash|ps1|bat|cmd|exe|scr|vbs|command)\b`)
+	pipeRe   = regexp.MustCompile(`\b(?:curl|wget|iwr|invoke-webrequest)\b[^|]{0,200}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|iex|python3?)\b`)
+)
+var runRe = regexp.MustCompile(`\b(?:run|execute|exec|launch|start|source|chmod|executable|invoke)\b`)
 
 // secretPathRe finds file paths whose own name says they hold secrets
 // (vault/secret.txt, config/credentials.yml, keys/private.pem).
@@ -177,6 +226,57 @@ func (c *contract) ownSafetyOption() bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// runsScript reports a sentence that orders a fetched script or binary
+// run: a script URL or path, or a download piped to a shell, with an
+// order to run or make it executable. Features are full (64 cues), so the
+// engine checks this per sentence itself.
+func runsScript(sentence, lower string) bool {
+	if rawHints(lower)&hintScript == 0 {
+		return false
+	}
+	if !(scriptRe.MatchString(lower) && runRe.MatchString(lower)) && !(strings.Contains(lower, "|") && pipeRe.MatchString(lower)) {
+		return false
+	}
+	return imperativeClause(sentence) || lexOf(sentence)&(fModal|fPrereq) != 0
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// scriptSentences returns the sentences worth the fetched-script check:
+// none unless the text mentions a script or a pipe into a shell.
+func scriptSentences(text string) []string {
+	if strings.IndexByte(text, '|') < 0 && !scriptExtension(text) {
+		return nil
+	}
+	return splitSentences(text)
+}
+
+// scriptExtension is a one-pass check for ".sh", ".ps1", ".exe" and the
+// other script extensions after any dot.
+func scriptExtension(text string) bool {
+	for i := strings.IndexByte(text, '.'); i >= 0 && i+2 < len(text); {
+		rest := strings.ToLower(text[i+1 : min(len(text), i+9)])
+		for _, ext := range []string{"sh", "ps1", "exe", "bat", "cmd", "vbs", "scr", "command", "bash"} {
+			if strings.HasPrefix(rest, ext) && (len(rest) == len(ext) || !isAlpha(rest[len(ext)]) && !(rest[len(ext)] >= '0' && rest[len(ext)] <= '9')) {
+				return true
+			}
+		}
+		j := strings.IndexByte(text[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += j + 1
 	}
 	return false
 }

@@ -79,6 +79,8 @@ const (
 	fSolicit                            // "store here all important values": bulk collection
 	fNamesSibling                       // names a tool-like identifier (get_report, list-buckets)
 	fUrgency                            // act now, limited time, hurry: sales pressure aimed at the chooser
+	fReply                              // the model's answer to the user: tell the user, in your response
+	fLure                               // deception or commerce: account compromised, buy, promo code
 )
 
 var featureNames = map[feature]string{
@@ -95,7 +97,7 @@ var featureNames = map[feature]string{
 	fOvSafeVerb: "override_safety_verb", fSafetyObj: "safety_object", fModeSwitch: "mode_switch", fSelfRef: "self_reference",
 	fChoose: "choose", fUniversal: "universal", fOthers: "other_tools_unnamed", fDisparage: "disparage", fDeclFlow: "declared_flow",
 	fOutside: "outside_party", fUserData: "user_data", fHijack: "hijack", fParamRef: "param_ref", fEncodeHide: "encode_hide",
-	fPersonal: "personal_data", fSelfInsert: "self_insert", fSolicit: "solicit", fNamesSibling: "names_sibling", fUrgency: "urgency",
+	fPersonal: "personal_data", fSelfInsert: "self_insert", fSolicit: "solicit", fNamesSibling: "names_sibling", fUrgency: "urgency", fReply: "reply", fLure: "lure",
 }
 
 func (f feature) String() string {
@@ -180,10 +182,12 @@ var lexicon = map[feature][]string{
 		"senha*", "密码", "口令", "パスワード",
 	},
 	fCtx: {
+		"lo que el usuario dijo", "was der benutzer gesagt hat", "ce que l'utilisateur a dit", "o que o usuário disse", "что сказал пользователь", "用户说过的", "ユーザーが言ったこと",
+		"everything the user said", "what the user told you", "everything the user told you", "the user told you",
 		"conversation history", "conversation so far", "whole conversation", "entire conversation", "full conversation",
 		"conversation transcript*", "conversation log*", "all of the conversation", "chat history", "chat log*", "message history", "previous message*", "prior message*", "earlier message*",
 		"past message*", "preceding message*", "the context", "your context", "context window", "system prompt*", "system message*",
-		"your instructions", "your prompt", "transcript*", "what the user said", "everything the user", "the user's messages",
+		"your instructions", "your prompt", "chat transcript*", "the transcript of this", "your transcript", "what the user said", "everything the user", "the user's messages",
 		"dialogue", "dialog history", "session history", "prompt history", "recent messages", "all messages", "memory", "memories",
 		"historial", "mensajes anteriores", "contexto", "prompt del sistema", "instrucciones del sistema",
 		"verlauf", "chatverlauf", "vorherige nachrichten", "kontext", "systemprompt", "systemanweisung*",
@@ -196,9 +200,11 @@ var lexicon = map[feature][]string{
 		"from the conversation", "from the chat", "from the context", "in the context", "in your context", "from your context",
 		"from memory", "from your memory", "aus deinem kontext", "aus ihrem kontext", "de tu contexto", "de ton contexte", "do seu contexto", "in memory", "in your memory", "environment variable*", "env var*", "from the environment",
 		"you have access to", "available to you", "you can see", "visible to you", "in the conversation", "so far", "earlier",
+		"session cookie", "session cookies", "session token", "session tokens", "your api key", "your api keys", "your token", "your tokens",
+		"your credentials", "your password", "the user's password", "the user's credentials", "the user's token", "the user's api key",
 		"visible in", "in the session", "in this session", "in the current session", "available in the", "present in the", "you can find",
 		"private information", "personal information", "personal data", "private data", "user data", "user's data",
-		"previous", "previously", "prior", "above", "from the user's", "the user's files", "local file*", "home directory",
+		"previous", "previously", "prior", "mentioned above", "shown above", "given above", "quoted above", "from the user's", "the user's files", "local file*", "home directory",
 		"on disk", "on the machine", "on this machine", "from disk", "on the user's", "from your", "in your",
 		"de la conversación", "del contexto", "variables de entorno", "anteriores", "hasta ahora",
 		"aus dem kontext", "aus der unterhaltung", "aus dem gespräch", "umgebungsvariable*", "bisher", "vorherig*",
@@ -214,7 +220,7 @@ var lexicon = map[feature][]string{
 		"transcribe", "transcribed", "echo", "echoed", "mirror", "mirrored", "reproduce", "reproduced", "duplicate", "duplicated",
 		"carry over", "carried over", "relay", "relayed", "submit", "submitted", "add", "added", "write", "written", "dump", "dumped",
 		"transfer", "transferred", "deliver", "delivered", "quote", "quoted", "stash", "stashed", "smuggle*", "hand over", "pipe", "piped",
-		"post", "report", "log", "save", "store", "export", "exported",
+		"post", "report", "log", "save", "store", "export", "exported", "push", "pushed", "replicate", "replicated", "sync", "synced", "provide", "supply", "give", "enter",
 		"übergib", "übergeben", "übergebe", "rufe", "llama", "llames", "appelle", "appelez", "вызови", "chame",
 		"envía*", "enviar", "envíe", "incluye", "incluir", "incluya", "copia", "copiar", "copie", "pega", "pegar", "adjunta*", "reenvía*",
 		"transmite", "sube", "pon", "coloca", "inserta", "añade", "agrega",
@@ -253,11 +259,17 @@ var lexicon = map[feature][]string{
 		"do not tell", "don't tell", "dont tell", "do not mention", "don't mention", "never mention", "do not inform", "don't inform",
 		"without telling", "without informing", "without notifying", "without alerting", "without letting",
 		"do not notify", "don't notify", "do not reveal", "don't reveal", "never reveal", "do not disclose", "don't disclose", "never disclose",
-		"do not show", "don't show", "do not display", "don't display", "not visible", "invisible to", "keep this secret", "keep this hidden", "keep it secret", "keep it hidden", "keep this between",
+		"do not show the user", "don't show the user", "do not show to", "don't show to", "never show to", "not shown to the user", "never shown to the user",
+		"hidden from the user", "hide from the user", "do not show the output", "don't show the output", "do not show its output", "do not show the result",
+		"don't show the result", "do not display the output", "do not display contents", "don't display contents", "do not display the contents",
+		"don't display the contents", "do not print the output", "suppress the output", "do not show this", "don't show this", "do not show it", "don't show it", "never show",
+		"do not display this", "don't display this", "do not display it", "not visible to the user", "invisible to the user", "invisible to", "keep this secret", "keep this hidden", "keep it secret", "keep it hidden", "keep this between",
 		"hide this", "hide it", "hide the", "hide that", "hide from", "hidden from",
 		"conceal*", "not tell", "not inform", "not mention", "not notify", "not be told", "no need to tell", "no need to mention",
 		"no need to inform", "need not know", "does not need to know", "doesn't need to know", "should not know", "shouldn't know",
 		"must not know", "must not be told", "unaware", "discreetly", "quietly", "silently",
+		"out of the loop", "need not be informed", "needn't be informed", "need not be told", "needn't be told", "do not bring", "don't bring", "never bring",
+		"leave it out of your answer", "leave this out of your answer", "omit it from your answer", "omit this from your answer", "without the user noticing",
 		"discussed with the user", "needs to be discussed", "need to be discussed", "no need to discuss", "not worth mentioning", "no need to bother the user",
 		"without bothering the user", "don't bother the user", "do not bother the user", "not surface", "never surface", "keep it out of",
 		"no le digas", "no se lo digas", "no lo digas", "no menciones", "no informes", "sin decir", "sin informar", "sin avisar", "oculta*", "no reveles", "no muestres",
@@ -282,12 +294,14 @@ var lexicon = map[feature][]string{
 	},
 	fOvVerb: {
 		"ignore", "ignoring", "disregard*", "forget", "override", "overrule", "bypass", "set aside", "no longer follow", "stop following",
+		"no longer applies", "no longer apply", "are void", "is void", "null and void", "superseded", "are cancelled", "is cancelled", "no longer valid",
+		"no longer in effect", "take precedence", "takes precedence", "follow only", "only follow", "obey only",
 		"don't follow", "do not follow", "pay no attention to", "supersede*",
 		"ignora", "ignore", "ignorar", "olvida", "olvidar", "omite", "ignoriere*", "ignorier", "vergiss", "missachte*", "ignorez", "oublie", "oubliez",
 		"игнорируй*", "проигнорируй*", "забудь*", "esqueça", "desconsidere", "忽略", "无视", "忘记", "忘掉", "無視", "忘れ",
 	},
 	fOvObj: {
-		"instruction*", "rules", "guideline*", "prompt*", "directive*", "policies", "constraint*", "guardrail*", "safety",
+		"instruction*", "rules", "guideline*", "guidance", "prompt*", "directive*", "policies", "constraint*", "guardrail*", "safety", "what is written here", "the text below",
 		"restriction*", "system message", "what you were told", "everything above", "programming",
 		"instrucciones", "reglas", "indicaciones", "directrices", "anweisung*", "regeln", "vorgaben", "richtlinie*", "instruktion*",
 		"consignes", "règles", "инструкци*", "правил*", "указани*", "instruções", "regras", "diretrizes",
@@ -316,9 +330,10 @@ var lexicon = map[feature][]string{
 		"também", "além disso", "toda vez", "automaticamente", "同时", "另外", "此外", "每次", "自动", "また", "さらに", "毎回", "自動的に",
 	},
 	fTamper: {
-		"set the", "change the", "replace the", "redirect*", "bcc", "cc", "recipient*", "override the",
-		"overwrite the", "always use", "modify the", "alter the", "swap", "to address", "the to field", "from address",
-		"destinatario*", "empfänger*", "destinataire*", "получател*", "destinatário*", "收件人", "宛先",
+		"set the", "change the", "replace the", "redirect*", "bcc", "cc", "override the",
+		"overwrite the", "modify the", "alter the", "swap", "the to field", "the recipient to", "recipient to",
+		"as a recipient", "as recipient", "as an additional recipient", "add a recipient", "add recipient", "extra recipient",
+		"cambia el destinatario", "añade como destinatario", "empfänger ändern", "als empfänger", "comme destinataire", "в получатели", "como destinatário", "添加收件人", "宛先に追加",
 	},
 	fInstead: {
 		"instead", "instead of", "rather than", "in place of", "do not use", "don't use", "never use", "avoid using", "avoid", "prefer", "stay with", "stick with", "stick to",
@@ -389,7 +404,8 @@ var lexicon = map[feature][]string{
 	},
 	fUniversal: {
 		"for all", "for any", "for every", "for each", "over any", "over all", "over other", "over every", "above all", "only", "exclusively",
-		"solely", "no matter", "in all cases", "at all times", "for everything", "all", "every", "any",
+		"solely", "no matter", "in all cases", "at all times", "for everything", "all", "every", "any", "everything", "entire", "whole",
+		"todo lo que", "todos los", "alles", "tout ce que", "всё", "все", "tudo", "所有", "全部", "すべて",
 	},
 	fDisparage: {
 		"outperform*", "better than", "superior to", "more accurate than", "beats", "deprecated", "being phased out", "inferior", "obsolete", "outdated", "inaccurate", "buggy", "unreliable", "broken", "insecure", "compromised", "malicious", "untrusted",
@@ -399,7 +415,7 @@ var lexicon = map[feature][]string{
 		"forwards", "forwarded", "mirrors", "mirrored", "copies", "duplicated", "relays", "relayed", "cc'd", "bcc'd", "exfiltrates", "exfiltrated",
 		"is sent to", "are sent to", "gets sent", "get sent", "is uploaded to", "are uploaded to", "is shared with", "are shared with", "is posted to",
 		"are posted to", "also sends", "also posts", "also uploads", "also forwards", "also copies", "also shares", "also logs", "also reports",
-		"is logged to", "are logged to", "reports back", "phones home", "is transmitted", "are transmitted", "transmits", "is copied", "are copied",
+		"is logged to", "are logged to", "reports back", "is pushed to", "are pushed to", "pushes", "replicates", "replicated to", "phones home", "is transmitted", "are transmitted", "transmits", "is copied", "are copied",
 		"a copy goes", "a copy is", "copy of every", "copy of each", "copy of all", "is also sent", "are also sent", "synced to", "is synced", "are synced",
 		"se reenvía", "se reenvían", "wird weitergeleitet", "werden weitergeleitet", "est transféré", "sont transférés", "пересылается", "é encaminhado", "转发到", "転送され",
 	},
@@ -420,6 +436,19 @@ var lexicon = map[feature][]string{
 		"hijack*", "take over", "takes over", "takeover", "intercept", "intercepts", "intercepted", "intercepting", "man-in-the-middle", "mitm",
 		"impersonate*", "masquerade*", "spoof*", "shadow*", "supersede*", "replaces the", "replace the", "in place of the",
 	},
+	fReply: {
+		"tell the user", "tell users", "inform the user", "let the user know", "in your response", "in your reply", "in your answer", "in every response",
+		"in every answer", "in each response", "in all responses", "in your final answer", "when you respond", "when you answer", "when responding",
+		"when answering", "respond with", "reply with", "answer with", "end your response", "end every response", "start your response", "begin your response",
+		"say that", "always mention", "mention that", "the user should be told", "warn the user", "advise the user", "recommend to the user",
+		"suggest to the user", "dile al usuario", "sage dem benutzer", "dis à l'utilisateur", "скажи пользователю", "diga ao usuário", "告诉用户", "ユーザーに伝えて",
+	},
+	fLure: {
+		"compromised", "has expired", "been suspended", "is suspended", "verify your account", "verify their account", "re-enter", "buy", "purchase",
+		"sponsored", "promo code", "discount code", "coupon", "affiliate", "recommend our", "our product*", "our partner*", "upgrade to premium",
+		"bitcoin", "crypto wallet", "wire the", "gift card*", "call this number", "call the number", "security alert", "urgent action", "act immediately",
+		"reset their password at", "reset your password at", "log in at", "sign in at", "click the link", "click this link",
+	},
 	fUrgency: {
 		"act now", "limited time offer", "limited-time offer", "hurry", "while you still can", "don't fall behind", "do not fall behind", "don't miss out",
 		"do not miss out", "last chance", "filling fast", "selling fast", "uses left", "before access expires", "access expires soon", "before it's too late",
@@ -434,7 +463,9 @@ var lexicon = map[feature][]string{
 		"home address", "street address", "mailing address", "password hint*", "security question*", "security answer*", "maiden name", "social security",
 		"ssn", "date of birth", "birth date", "credit card*", "card number*", "cvv", "cvc", "bank account*", "routing number", "passport number*",
 		"driver's license", "national id", "tax id", "medical record*", "health record*", "private information", "personal information", "personal data",
-		"private data", "pii", "private details", "personal details",
+		"private data", "pii", "private details", "personal details", "número de tarjeta", "dirección de casa", "domicilio", "kreditkartennummer",
+		"heimadresse", "privatadresse", "numéro de carte", "adresse personnelle", "номер карты", "домашний адрес", "número do cartão", "endereço residencial",
+		"信用卡号", "家庭住址", "住所", "カード番号",
 	},
 	fCallTool: {
 		"call", "invoke", "rufe", "llama", "llames", "appelle", "appelez", "вызови", "chame", "调用", "呼び出",

@@ -1,19 +1,29 @@
 // Package trace defines the versioned trial trace: one JSON event per
 // line, written append-only, and a reader that tolerates a truncated last
-// line (a crashed run) and says so.
+// line (a crashed run) and says so. A trace file whose name ends in ".gz"
+// is gzip-compressed; the readers recognise compression by its magic
+// bytes, so plain and compressed traces read alike.
 package trace
 
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
+
+// Ext is the file extension of the traces a run directory holds:
+// gzip-compressed JSONL. A trial trace is repetitive JSON (tool lists,
+// schemas), so it compresses about tenfold.
+const Ext = ".jsonl.gz"
 
 // SchemaVersion is written in the first event of every trace. Bump it when
 // a field is renamed or removed.
@@ -66,9 +76,11 @@ type Writer struct {
 	mu     sync.Mutex
 	w      io.Writer
 	f      *os.File
+	gz     *gzip.Writer // between w and f when the file is compressed
 	seq    int
 	err    error
 	events []Event // kept when Keep is set
+	line   []byte  // reused buffer for the line being written
 	keep   bool
 	now    func() time.Time
 }
@@ -81,6 +93,8 @@ func NewWriter(w io.Writer, keep bool) *Writer {
 
 // Create opens path for appending (O_APPEND: nothing already written is
 // ever rewritten) and returns a Writer that keeps events in memory too.
+// A path ending in ".gz" is written gzip-compressed; the compressed
+// stream is complete once Close returns.
 func Create(path string) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -88,8 +102,22 @@ func Create(path string) (*Writer, error) {
 	}
 	w := NewWriter(f, true)
 	w.f = f
+	if strings.HasSuffix(path, ".gz") {
+		w.gz = gzipWriters.Get().(*gzip.Writer)
+		w.gz.Reset(f)
+		w.w = w.gz
+	}
 	return w, nil
 }
+
+// gzipWriters recycles compressors: a sweep writes thousands of traces,
+// and a fresh compressor's state costs more than compressing one trace.
+// BestSpeed because the faster level already gets most of the gain on
+// this repetitive text, at a fraction of the CPU.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	return zw
+}}
 
 // SetClock replaces the time source (tests and goldens).
 func (w *Writer) SetClock(now func() time.Time) { w.now = now }
@@ -110,11 +138,11 @@ func (w *Writer) Emit(kind string, step int, data any) error {
 	if w.seq == 1 {
 		ev.SchemaVersion = SchemaVersion
 	}
-	line, err := json.Marshal(ev)
+	line, err := ev.appendLine(w.line[:0])
 	if err != nil {
 		return fmt.Errorf("trace %s: %w", kind, err)
 	}
-	line = append(line, '\n')
+	w.line = line
 	if w.w != nil {
 		if _, err := w.w.Write(line); err != nil {
 			w.err = fmt.Errorf("write trace: %w", err)
@@ -127,6 +155,42 @@ func (w *Writer) Emit(kind string, step int, data any) error {
 	return nil
 }
 
+// appendLine appends the event's JSONL line, the same bytes json.Marshal
+// gives for an Event plus a newline. Data already is compact JSON (Emit
+// made it with json.Marshal), so it is copied rather than re-validated:
+// marshalling the Event would scan every tool list in a trace twice.
+func (e Event) appendLine(b []byte) ([]byte, error) {
+	b = append(b, '{')
+	if e.SchemaVersion != 0 {
+		b = append(b, `"schema_version":`...)
+		b = strconv.AppendInt(b, int64(e.SchemaVersion), 10)
+		b = append(b, ',')
+	}
+	b = append(b, `"seq":`...)
+	b = strconv.AppendInt(b, int64(e.Seq), 10)
+	b = append(b, `,"time":`...)
+	t, err := e.Time.MarshalJSON()
+	if err != nil {
+		return b, err
+	}
+	b = append(b, t...)
+	b = append(b, `,"kind":`...)
+	k, err := json.Marshal(e.Kind)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, k...)
+	b = append(b, `,"step":`...)
+	b = strconv.AppendInt(b, int64(e.Step), 10)
+	b = append(b, `,"data":`...)
+	if len(e.Data) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, e.Data...)
+	}
+	return append(b, "}\n"...), nil
+}
+
 // Events returns the events kept in memory.
 func (w *Writer) Events() []Event {
 	w.mu.Lock()
@@ -134,29 +198,55 @@ func (w *Writer) Events() []Event {
 	return append([]Event(nil), w.events...)
 }
 
-// Close syncs and closes the file, if the writer owns one.
+// Close ends the compressed stream (if any), then syncs and closes the
+// file, if the writer owns one.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.f == nil {
 		return w.err
 	}
+	var zerr error
+	if w.gz != nil {
+		zerr = w.gz.Close()
+		w.gz.Reset(io.Discard) // drop the file before pooling
+		gzipWriters.Put(w.gz)
+		w.gz = nil
+	}
 	serr := w.f.Sync()
 	cerr := w.f.Close()
 	w.f = nil
-	return errors.Join(w.err, serr, cerr)
+	return errors.Join(w.err, zerr, serr, cerr)
 }
 
 // ErrTruncated reports that the last line of a trace was cut short; the
 // events before it are still returned.
 var ErrTruncated = errors.New("trace: truncated last line")
 
-// Read parses a JSONL trace. A truncated last line yields the complete
-// events and an error wrapping ErrTruncated; malformed lines elsewhere are
-// errors naming the line.
+// Read parses a JSONL trace, plain or gzip-compressed. A truncated last
+// line (or a compressed stream cut short) yields the complete events and
+// an error wrapping ErrTruncated; malformed lines elsewhere are errors
+// naming the line.
 func Read(r io.Reader) ([]Event, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
 	var out []Event
+	err := Each(r, func(ev Event) error {
+		out = append(out, ev)
+		return nil
+	})
+	return out, err
+}
+
+// Each streams a JSONL trace, plain or gzip-compressed, calling fn for
+// every event in order without holding the trace in memory. Errors are
+// those of Read; an error from fn stops the walk and is returned as is.
+func Each(r io.Reader, fn func(Event) error) error {
+	br, closer, err := decompress(r)
+	if err != nil {
+		return err
+	}
+	if closer != nil {
+		defer closer.Close()
+	}
 	line := 0
 	for {
 		b, err := br.ReadBytes('\n')
@@ -168,23 +258,84 @@ func Read(r io.Reader) ([]Event, error) {
 				var ev Event
 				if jerr := json.Unmarshal(b, &ev); jerr != nil {
 					if !complete {
-						return out, fmt.Errorf("line %d: %w", line, ErrTruncated)
+						return fmt.Errorf("line %d: %w", line, ErrTruncated)
 					}
-					return out, fmt.Errorf("trace line %d: %w", line, jerr)
+					return fmt.Errorf("trace line %d: %w", line, jerr)
 				}
-				out = append(out, ev)
+				if ferr := fn(ev); ferr != nil {
+					return ferr
+				}
 			}
 		}
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, fmt.Errorf("read trace: %w", err)
+		switch {
+		case err == io.EOF:
+			return nil
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			// A compressed stream that ends early: a crash while writing.
+			return fmt.Errorf("line %d: compressed stream ends early: %w", line, ErrTruncated)
+		case err != nil:
+			return fmt.Errorf("read trace: %w", err)
 		}
 	}
 }
 
-// ReadFile reads a trace file.
+// gzipMagic starts every gzip stream (RFC 1952).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// decompress returns a buffered reader of r's text, looking through gzip
+// when r starts with its magic bytes.
+func decompress(r io.Reader) (*bufio.Reader, io.Closer, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(len(gzipMagic))
+	if !bytes.Equal(head, gzipMagic) {
+		return br, nil, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, nil, fmt.Errorf("line 0: compressed stream ends early: %w", ErrTruncated)
+		}
+		return nil, nil, fmt.Errorf("read trace: %w", err)
+	}
+	// One trace per file: a second concatenated member would be a
+	// different file glued on, not part of this trace.
+	zr.Multistream(false)
+	return bufio.NewReaderSize(zr, 1<<16), zr, nil
+}
+
+// Open opens a trace file for reading its JSONL text, decompressing it
+// when it is compressed.
+func Open(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	br, zr, err := decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{br, closers{zr, f}}, nil
+}
+
+// closers closes a decompressor (if any) and then its file.
+type closers struct {
+	zr io.Closer
+	f  *os.File
+}
+
+func (c closers) Close() error {
+	var zerr error
+	if c.zr != nil {
+		zerr = c.zr.Close()
+	}
+	return errors.Join(zerr, c.f.Close())
+}
+
+// ReadFile reads a trace file, plain or compressed.
 func ReadFile(path string) ([]Event, error) {
 	f, err := os.Open(path)
 	if err != nil {

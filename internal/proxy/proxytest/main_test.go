@@ -1,0 +1,157 @@
+// Package proxytest_test runs the real `mcpsec proxy` command as a
+// subprocess, in front of real stdio servers (mcpsec's fixtures and
+// faulty servers, and the official TypeScript servers), driven by the
+// official TypeScript client and by mcpsec's Go client. The test binary
+// doubles as mcpsec: it lives apart from internal/proxy so that those
+// tests do not pay the whole command tree's initialisation.
+package proxytest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpsec/mcpsec/internal/cli"
+)
+
+// The test binary runs mcpsec with the JSON argument list in envArgs, or
+// (for an upstream the proxy starts with its minimal environment, which
+// the proxy is told to pass envInner through) in envInner. With envPid
+// set it first writes its pid there, so tests can check it is gone.
+const (
+	envArgs  = "MCPSEC_PROXYTEST_ARGS"
+	envInner = "MCPSEC_PROXYTEST_INNER"
+	envPid   = "MCPSEC_PROXYTEST_PIDFILE"
+	envDump  = "MCPSEC_PROXYTEST_ENVFILE" // write the environment here first
+)
+
+func TestMain(m *testing.M) {
+	spec := os.Getenv(envArgs)
+	if spec == "" {
+		spec = os.Getenv(envInner)
+	}
+	if spec != "" {
+		if f := os.Getenv(envPid); f != "" {
+			_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
+		}
+		if f := os.Getenv(envDump); f != "" {
+			_ = os.WriteFile(f, []byte(strings.Join(os.Environ(), "\n")), 0o600)
+		}
+		var args []string
+		if err := json.Unmarshal([]byte(spec), &args); err != nil {
+			fmt.Fprintln(os.Stderr, "proxytest: bad argument list:", err)
+			os.Exit(2)
+		}
+		os.Exit(cli.Run(args, os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func jsonArgs(args ...string) string {
+	b, _ := json.Marshal(args)
+	return string(b)
+}
+
+// mcpsec returns argv and environment that run `mcpsec ARGS...`.
+func mcpsec(args ...string) ([]string, []string) {
+	env := []string{envArgs + "=" + jsonArgs(args...)}
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "GOCOVERDIR"} {
+		if v := os.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return []string{os.Args[0]}, env
+}
+
+// proxyOver returns argv and environment that run `mcpsec proxy FLAGS...`
+// in front of `mcpsec INNER...` as its stdio upstream. The inner argument
+// list reaches the upstream only because the proxy is told to pass that
+// one variable through its minimal environment.
+func proxyOver(flags []string, inner ...string) ([]string, []string) {
+	args := append([]string{"proxy"}, flags...)
+	args = append(args, "--pass-env", envInner, "--", os.Args[0])
+	argv, env := mcpsec(args...)
+	return argv, append(env, envInner+"="+jsonArgs(inner...))
+}
+
+func interopDir(t testing.TB) (node, dir string) {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "interop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Fatalf("interop npm packages are missing (%v): run `make test`, which runs npm ci in interop/", err)
+	}
+	node, err = exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not on PATH (%v): the interop tests need Node.js", err)
+	}
+	return node, dir
+}
+
+type tsProbe struct {
+	Tools []struct {
+		Name string `json:"name"`
+		Raw  string `json:"raw"`
+	} `json:"tools"`
+	Calls []struct {
+		Name    string `json:"name"`
+		Text    string `json:"text"`
+		IsError bool   `json:"isError"`
+		Result  string `json:"result"`
+	} `json:"calls"`
+}
+
+// tsClient runs the official TypeScript client against argv (with env).
+func tsClient(t *testing.T, argv, env []string, calls ...[2]string) tsProbe {
+	t.Helper()
+	node, dir := interopDir(t)
+	args := []string{filepath.Join(dir, "ts_client.mjs"), "--raw"}
+	for _, c := range calls {
+		args = append(args, "--call", c[0], c[1])
+	}
+	args = append(append(args, "--"), argv...)
+	cmd := exec.Command(node, args...)
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ts client: %v\n%s", err, errb.String())
+	}
+	var p tsProbe
+	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
+		t.Fatalf("ts client output %q: %v", out.String(), err)
+	}
+	return p
+}
+
+// assertGone waits for a process to be reaped by its parent; it polls
+// because an exit is not an event this process can wait on.
+func assertGone(t *testing.T, pidFile string) {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Errorf("no pid file %s: %v", pidFile, err)
+		return
+	}
+	pid, _ := strconv.Atoi(string(b))
+	for range 1000 {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		runtime.Gosched()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("process %d (%s) still exists", pid, filepath.Base(pidFile))
+}
