@@ -26,6 +26,10 @@ import (
 	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
+// Transports lists the ways a trial can reach its fixture servers:
+// in-process (memory) or as subprocesses over stdio.
+var Transports = []string{"memory", "stdio"}
+
 // ErrConfig marks a malformed grid configuration (exit 2).
 var ErrConfig = errors.New("invalid grid config")
 
@@ -296,7 +300,7 @@ func (g Grid) validate() error {
 			return fmt.Errorf("pricing.%s: prices must not be negative", m)
 		}
 	}
-	if g.Transport != "memory" && g.Transport != "stdio" {
+	if !slices.Contains(Transports, g.Transport) {
 		return fmt.Errorf("transport: want memory or stdio, not %q", g.Transport)
 	}
 	return nil

@@ -36,11 +36,16 @@ type ModelProjection struct {
 	Calibrated bool `json:"calibrated"`
 }
 
+// ProjectionSchemaVersion is the version of the JSON of bench --dry-run
+// --format json (schema/bench-dry-run.schema.json).
+const ProjectionSchemaVersion = 1
+
 // Projection is what --dry-run prints: no network call is made.
 type Projection struct {
-	Trials int               `json:"trials"`
-	Cells  []Cell            `json:"cells"`
-	Models []ModelProjection `json:"models"`
+	SchemaVersion int               `json:"schema_version"`
+	Trials        int               `json:"trials"`
+	Cells         []Cell            `json:"cells"`
+	Models        []ModelProjection `json:"models"`
 	// CostUSD sums the projected cost of the models that will run and
 	// have a price (controls cost nothing).
 	CostUSD float64 `json:"cost_usd"`
@@ -88,7 +93,7 @@ func Project(g Grid, trials []trial.Trial, calib map[string]TokenStats, skipped 
 		mp.InputTokens += in
 		mp.OutputTokens += out
 	}
-	var p Projection
+	p := Projection{SchemaVersion: ProjectionSchemaVersion, Cells: []Cell{}, Models: []ModelProjection{}}
 	p.Trials = len(trials)
 	for c, n := range cells {
 		c.Trials = n

@@ -145,6 +145,49 @@ func ParseShard(s string) (Shard, error) {
 	return Shard{Index: i, Count: n}, nil
 }
 
+// The environment variables ShardFromEnv reads (bench --shard auto).
+const (
+	// EnvShardIndex is the 0-based completion index Kubernetes sets in
+	// every pod of an Indexed Job.
+	EnvShardIndex = "JOB_COMPLETION_INDEX"
+	// EnvShardCount is the number of shards; set it to the Job's
+	// completions (Kubernetes does not expose that to the pod).
+	EnvShardCount = "MCPSEC_SHARD_COUNT"
+)
+
+// ShardFromEnv maps a 0-based completion index and a shard count from the
+// environment to a shard: index 0 of n is shard 1/n, index n-1 is n/n.
+// A missing, non-numeric or out-of-range value is an error naming the
+// variable.
+func ShardFromEnv(getenv func(string) string) (Shard, error) {
+	read := func(name string) (int, error) {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return 0, fmt.Errorf("%w: --shard auto: %s is not set", ErrConfig, name)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, fmt.Errorf("%w: --shard auto: %s=%q is not a whole number", ErrConfig, name, v)
+		}
+		return n, nil
+	}
+	count, err := read(EnvShardCount)
+	if err != nil {
+		return Shard{}, err
+	}
+	index, err := read(EnvShardIndex)
+	if err != nil {
+		return Shard{}, err
+	}
+	if count < 1 {
+		return Shard{}, fmt.Errorf("%w: --shard auto: %s=%d, want at least 1", ErrConfig, EnvShardCount, count)
+	}
+	if index < 0 || index >= count {
+		return Shard{}, fmt.Errorf("%w: --shard auto: %s=%d is outside 0..%d (%s=%d)", ErrConfig, EnvShardIndex, index, count-1, EnvShardCount, count)
+	}
+	return Shard{Index: index + 1, Count: count}, nil
+}
+
 // Has reports whether a trial belongs to the shard; membership depends on
 // the trial id alone so shards never overlap and always cover the grid.
 func (s Shard) Has(id string) bool {

@@ -75,7 +75,7 @@ type FrontEnd struct {
 // fails records its error instead of returning one, unless the failure
 // is in mcpsec's own set-up (bad keys in the grid, unwritable trace).
 func RunTrial(ctx context.Context, env Env, g Grid, t trial.Trial, tracePath string) (trial.Record, error) {
-	rec := trial.Record{Trial: t, Control: model.IsControl(t.Model)}
+	rec := trial.Record{SchemaVersion: trial.RecordSchemaVersion, Trial: t, Control: model.IsControl(t.Model)}
 	tk, err := task.ByID(t.Task)
 	if err != nil {
 		return rec, err
@@ -209,9 +209,6 @@ func RunTrial(ctx context.Context, env Env, g Grid, t trial.Trial, tracePath str
 			out.Err = &agent.TrialError{Kind: agent.ErrKindServer, Err: err}
 		}
 	}
-	if cerr := tw.Close(); cerr != nil {
-		return rec, cerr
-	}
 	if tracePath != "" {
 		rec.Trace = tracePath
 	}
@@ -224,6 +221,16 @@ func RunTrial(ctx context.Context, env Env, g Grid, t trial.Trial, tracePath str
 		if errors.As(out.Err, &te) {
 			rec.ErrorKind = te.Kind
 		}
+	}
+	// The trace ends with what the scorers saw besides the events (the
+	// world diff) and what they concluded, so a reader of the trace alone
+	// can check the score.
+	_ = tw.Emit(trace.KindWorldDiff, 0, fixture.DiffStates(before, after))
+	inTrace := rec
+	inTrace.Trace = "" // the record as it stands inside its own trace
+	_ = tw.Emit(trace.KindScore, 0, inTrace)
+	if cerr := tw.Close(); cerr != nil {
+		return rec, cerr
 	}
 	return rec, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpsec/mcpsec/internal/bench"
+	"github.com/mcpsec/mcpsec/internal/defense"
 	"github.com/mcpsec/mcpsec/internal/model"
 	"github.com/mcpsec/mcpsec/internal/trial"
 )
@@ -44,11 +45,17 @@ A model whose API key is not set is skipped with one log line; it is never
 replaced by anything else.
 
 The run directory (default results/<timestamp>) holds RUN.md, config.yaml,
-trials.jsonl (one record per trial, appended and synced as each ends),
-traces/ (one gzip-compressed JSONL trace per trial), summary.json,
-matrix_*.csv, metrics_long.csv, deltas_vs_none.md and
+selection.json (the shard and sampling), trials.jsonl (one record per
+trial, appended and synced as each ends), traces/ (one gzip-compressed JSONL
+trace per trial; read one with mcpsec trace), summary.json, matrix_*.csv,
+metrics_long.csv, deltas_vs_none.md and
 RESULTS.md. A killed run continues with --resume DIR; --retry-errors re-runs
 errored trials.
+
+--shard i/n runs the trials whose id hashes to shard i of n; shards never
+overlap and together cover the grid, and mcpsec merge joins their run
+directories. --shard auto takes i from JOB_COMPLETION_INDEX (0-based, set by
+a Kubernetes Indexed Job) plus one and n from MCPSEC_SHARD_COUNT.
 
 --dry-run makes no network call: it prints the expanded grid, trial counts
 per cell and the projected tokens and cost. --sample N first runs N live
@@ -57,7 +64,8 @@ trials per model to calibrate that projection.`,
   mcpsec bench --model openai:gpt-4o-mini --arms none,meta_filter,policy --limit-per-class 20
   mcpsec bench --config grid.yaml --out results/run1 --concurrency 8
   mcpsec bench --resume results/run1
-  mcpsec bench --config grid.yaml --shard 1/4 --out results/shard1`,
+  mcpsec bench --config grid.yaml --shard 1/4 --out results/shard1
+  JOB_COMPLETION_INDEX=0 MCPSEC_SHARD_COUNT=4 mcpsec bench --config grid.yaml --shard auto --out results/shard1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBench(cmd.Context(), env, bf, cmd.Flags().Changed("concurrency"))
@@ -69,8 +77,10 @@ trials per model to calibrate that projection.`,
 	f.BoolVar(&bf.retryErrors, "retry-errors", false, "with --resume, run errored trials again")
 	f.BoolVar(&bf.dryRun, "dry-run", false, "print the expanded grid and projected cost; no network call")
 	f.IntVar(&bf.sample, "sample", 0, "with --dry-run, run N live trials per model to calibrate the projection")
-	f.StringVar(&bf.shard, "shard", "", "run a deterministic subset i/n of the grid (join shards with mcpsec merge)")
-	f.StringVar(&bf.format, "format", "text", "dry-run output format: text or json")
+	f.StringVar(&bf.shard, "shard", "", "run a deterministic subset i/n of the grid (join shards with mcpsec merge); "+
+		"auto: shard "+bench.EnvShardIndex+"+1 of "+bench.EnvShardCount+" (a Kubernetes Indexed Job, a CI matrix)")
+	f.StringVar(&bf.format, "format", "text", "dry-run output format")
+	flagValues(cmd, "format", textJSON...)
 	return cmd
 }
 
@@ -78,13 +88,15 @@ func addBenchFlags(cmd *cobra.Command, bf *benchFlags) {
 	f := cmd.Flags()
 	f.StringVar(&bf.config, "config", "", "grid YAML file (default: the built-in grid)")
 	f.StringSliceVar(&bf.models, "model", nil, "model spec, repeatable or comma-separated; replaces the grid's models")
-	f.StringVar(&bf.arms, "arms", "", "comma-separated defense arms; replaces the grid's arms")
+	f.StringVar(&bf.arms, "arms", "", "defense arms; replace the grid's arms")
 	f.StringVar(&bf.out, "out", "", "run directory (default results/<UTC timestamp>)")
 	f.IntVar(&bf.concurrency, "concurrency", 0, "trials in flight, 1 to 256 (default: the grid's)")
 	f.IntVar(&bf.limit, "limit", 0, "run at most N trials, round-robin across every (model, arm, class, register, objective) cell")
 	f.IntVar(&bf.perClass, "limit-per-class", 0, "run at most N trials per (model, arm, class), spread over its registers and objectives")
-	f.StringVar(&bf.transport, "transport", "", "fixture transport: memory (in-process) or stdio (subprocesses)")
+	f.StringVar(&bf.transport, "transport", "", "fixture transport: in-process (memory) or subprocesses (stdio)")
 	f.StringVar(&bf.record, "record", "", "record provider traffic into cassettes under this directory (replay later with --model replay:DIR/<model dir>)")
+	flagListValues(cmd, "arms", defense.Arms...)
+	flagValues(cmd, "transport", bench.Transports...)
 }
 
 func loadGrid(bf benchFlags, concurrencySet bool) (bench.Grid, error) {
@@ -137,8 +149,19 @@ func splitList(s string) []string {
 	return out
 }
 
+// shardAuto is the --shard value that reads the shard from the
+// environment (a Kubernetes Indexed Job or a CI matrix).
+const shardAuto = "auto"
+
+func parseShardFlag(env *Env, s string) (bench.Shard, error) {
+	if s == shardAuto {
+		return bench.ShardFromEnv(env.Getenv)
+	}
+	return bench.ParseShard(s)
+}
+
 func runBench(ctx context.Context, env *Env, bf benchFlags, concurrencySet bool) error {
-	shard, err := bench.ParseShard(bf.shard)
+	shard, err := parseShardFlag(env, bf.shard)
 	if err != nil {
 		return inputErr(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/payload"
+	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
 func init() {
@@ -39,6 +40,8 @@ func newFixtureCmd(env *Env) *cobra.Command {
 a benign notes/users/calculator server, its poisoned twins (one per attack
 class) and a shadow server for cross-server attacks. The attacker sink
 export_data only records its arguments; nothing leaves the process.`,
+		Example: `  mcpsec fixture serve --server poisoned --class tool_description
+  mcpsec fixture payloads --register held-out`,
 		Args: cobra.NoArgs,
 	}
 	for _, f := range fixtureChildren {
@@ -78,6 +81,10 @@ Without --payload the seen payload of --class and --objective is served
 	f := cmd.Flags()
 	o.spec.AddFlags(f)
 	f.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8931; port 0 picks one)")
+	flagValues(cmd, "server", fixture.Kinds...)
+	flagValues(cmd, "class", payload.Classes...)
+	flagValues(cmd, "objective", payload.Objectives...)
+	flagValues(cmd, "rug-mode", trial.RugModes...)
 	return cmd
 }
 
@@ -228,10 +235,14 @@ func newFixturePayloadsCmd(env *Env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&format, "format", "text", "output format")
 	f.StringVar(&class, "class", "", "only this attack class")
-	f.StringVar(&register, "register", "", "only this register: "+strings.Join(payload.Registers, ", "))
+	f.StringVar(&register, "register", "", "only this register")
 	f.StringVar(&objective, "objective", "", "only this objective")
+	flagValues(cmd, "format", textJSON...)
+	flagValues(cmd, "class", payload.Classes...)
+	flagValues(cmd, "register", payload.Registers...)
+	flagValues(cmd, "objective", payload.Objectives...)
 	return cmd
 }
 

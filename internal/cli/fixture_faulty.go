@@ -15,11 +15,12 @@ func init() { fixtureChildren = append(fixtureChildren, newFixtureFaultyCmd) }
 func newFixtureFaultyCmd(env *Env) *cobra.Command {
 	var mode string
 	cmd := &cobra.Command{
-		Use:    "faulty --mode MODE",
-		Short:  "Serve a deliberately broken MCP server on stdio",
-		Long:   "Modes: " + strings.Join(fixture.FaultyModes, ", ") + ".",
-		Hidden: true,
-		Args:   cobra.NoArgs,
+		Use:     "faulty --mode MODE",
+		Short:   "Serve a deliberately broken MCP server on stdio",
+		Long:    "Modes: " + strings.Join(fixture.FaultyModes, ", ") + ".",
+		Example: "  mcpsec fixture faulty --mode " + fixture.FaultyModes[0],
+		Hidden:  true,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if mode == "" {
 				return inputErrf("fixture faulty: --mode is required (one of %s)", strings.Join(fixture.FaultyModes, ", "))
@@ -35,5 +36,6 @@ func newFixtureFaultyCmd(env *Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&mode, "mode", "", "how to misbehave")
+	flagValues(cmd, "mode", fixture.FaultyModes...)
 	return cmd
 }

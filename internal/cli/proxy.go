@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,9 +92,9 @@ result that says mcpsec blocked it and why. Every decision goes to the
 	f.StringVar(&pf.listen, "listen", "", "serve streamable HTTP on this address (loopback only unless --listen-any) instead of stdio")
 	f.BoolVar(&pf.listenAny, "listen-any", false, "allow --listen on a non-loopback address")
 	f.StringVar(&pf.policy, "policy", "", "policy file (YAML): scan, pinning, result filter and the capability policy")
-	f.StringVar(&pf.arm, "arm", "", "apply one benchmark defense arm's settings exactly: "+strings.Join(defense.Arms, ", "))
-	f.StringVar(&pf.blockAt, "block-at", "high", "withhold tools with a scan finding at or above this severity (info, low, medium, high, critical)")
-	f.StringVar(&pf.onFinding, "on-finding", proxy.OnFindingWithhold, "what to do with a tool at or above --block-at: withhold or redact")
+	f.StringVar(&pf.arm, "arm", "", "apply one benchmark defense arm's settings exactly")
+	f.StringVar(&pf.blockAt, "block-at", "high", "withhold tools with a scan finding at or above this severity")
+	f.StringVar(&pf.onFinding, "on-finding", proxy.OnFindingWithhold, "what to do with a tool at or above --block-at")
 	f.BoolVar(&pf.noScan, "no-scan", false, "do not scan listings")
 	f.StringVar(&pf.lock, "lock", "", "pin against this lockfile ('mcpsec lock'); tools it does not hold are withheld until approved")
 	f.StringVar(&pf.state, "state", "", "pin state file: trust on first use is remembered here, and 'proxy approve' writes here")
@@ -103,6 +102,9 @@ result that says mcpsec blocked it and why. Every decision goes to the
 	f.BoolVar(&pf.result, "result-filter", false, "redact instruction-like segments of tool results")
 	f.StringVar(&pf.audit, "audit", "", "append every decision to this JSONL file")
 	f.StringSliceVar(&pf.passEnv, "pass-env", nil, "environment variable to pass to stdio upstreams (repeatable)")
+	flagValues(cmd, "arm", defense.Arms...)
+	flagValues(cmd, "block-at", scan.SeverityNames()...)
+	flagValues(cmd, "on-finding", proxy.OnFindings...)
 	cmd.AddCommand(newProxyApproveCmd(env), newProxyLogCmd(env), newProxyInstallCmd(env, true), newProxyInstallCmd(env, false))
 	return cmd
 }
@@ -447,7 +449,8 @@ func newProxyLogCmd(env *Env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	cmd.Flags().StringVar(&format, "format", "text", "output format")
+	flagValues(cmd, "format", textJSON...)
 	return cmd
 }
 

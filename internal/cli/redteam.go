@@ -84,20 +84,22 @@ JSON in CI).`,
 	f.StringVar(&rf.scenarios, "scenarios", "", "load scenarios from this directory (or one file) instead of the bundled corpus")
 	f.BoolVar(&rf.adaptive, "adaptive", false, "run the converter ladder on each payload until one lands")
 	f.IntVar(&rf.maxAttempts, "max-attempts", 0, "with --adaptive, at most N attempts per scenario (default: the whole ladder)")
-	f.StringVar(&rf.arm, "arm", defense.ArmNone, "defense arm in front of the model ("+strings.Join(defense.Arms, ", ")+")")
+	f.StringVar(&rf.arm, "arm", defense.ArmNone, "defense arm in front of the model")
 	f.StringVar(&rf.record, "record", "", "record provider traffic into cassettes under `DIR` (replay with --replay DIR)")
 	f.StringVar(&rf.replay, "replay", "", "replay provider traffic from cassettes recorded with --record `DIR`; no network")
-	f.StringVar(&rf.format, "format", "text", "report format: text, json or md")
+	f.StringVar(&rf.format, "format", "text", "report format")
 	f.StringVar(&rf.out, "out", "", "also write report.{txt,json,md}, traces and envelopes into `DIR`")
 	f.IntVar(&rf.maxSteps, "max-steps", 10, "model turns per attempt")
 	f.IntVar(&rf.maxTokens, "max-tokens", 1024, "output tokens per model turn")
+	flagValues(cmd, "arm", defense.Arms...)
+	flagValues(cmd, "format", redteam.Formats...)
 	cmd.AddCommand(newRedteamCheckCmd(env))
 	return cmd
 }
 
 func runRedteam(ctx context.Context, env *Env, rf redteamFlags) error {
 	if !slices.Contains(redteam.Formats, rf.format) {
-		return inputErrf("unknown --format %q (want text, json or md)", rf.format)
+		return inputErrf("unknown --format %q (want %s)", rf.format, strings.Join(redteam.Formats, ", "))
 	}
 	if len(rf.models) == 0 {
 		return inputErrf("no model: give --model SPEC (for an offline run: --model control:compromised)")
@@ -240,7 +242,8 @@ the outcome and 2 on bad input.`,
 	f.StringVar(&cf.envelope, "envelope", "", "envelope JSON `FILE`")
 	f.StringVar(&cf.tracePath, "trace", "", "mcpsec trace JSONL `FILE` (instead of --envelope)")
 	f.StringVar(&cf.secret, "secret", fixture.FixedCanary, "value of {secret} with --envelope")
-	f.StringVar(&cf.format, "format", "text", "output format: text or json")
+	f.StringVar(&cf.format, "format", "text", "output format")
+	flagValues(cmd, "format", textJSON...)
 	return cmd
 }
 
@@ -251,8 +254,8 @@ func runRedteamCheck(env *Env, cf checkFlags) error {
 	if (cf.envelope == "") == (cf.tracePath == "") {
 		return inputErrf("give exactly one of --envelope FILE and --trace FILE")
 	}
-	if cf.format != "text" && cf.format != "json" {
-		return inputErrf("unknown --format %q (want text or json)", cf.format)
+	if !slices.Contains(textJSON, cf.format) {
+		return inputErrf("unknown --format %q (want %s)", cf.format, strings.Join(textJSON, ", "))
 	}
 	data, err := os.ReadFile(cf.scenario)
 	if err != nil {

@@ -29,6 +29,8 @@ func newReportCmd(env *Env) *cobra.Command {
 Errored trials are excluded from every rate and counted beside it. A last
 line cut short by a crash is ignored with a warning; any other malformed
 line is an error naming the line (exit 2).`,
+		Example: `  mcpsec report results/run1
+  mcpsec merge --out results/all results/s1 results/s2   # merge writes the same reports`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]

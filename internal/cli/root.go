@@ -99,6 +99,7 @@ func NewRoot(env *Env) *cobra.Command {
   redteam  does a model, with a server, take the bait? (per-model signal)
   stats    compute benchmark metrics from label tables
   demo     everything above, offline, with the control agents
+  trace    print one trial's trace as a timeline with its world diff and score
   proxy    put the benchmark's defenses between an MCP client and its servers
 
 Everything is defanged: the attacker sink is a no-op recorder, the secret
@@ -106,13 +107,19 @@ is a synthetic canary, and fixture traffic stays on loopback.
 
 Exit codes: 0 done, 1 a --fail-on threshold was crossed, 2 setup or input
 error (the message names the file, position, server or call).`,
+		Example: `  mcpsec demo
+  mcpsec scan --catalog tools.json
+  mcpsec bench --dry-run
+  mcpsec completion bash > /etc/bash_completion.d/mcpsec`,
+		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("mcpsec {{.Version}}\n")
 	env.Conn = mcpconn.DefaultOptions()
 	pf := root.PersistentFlags()
-	pf.StringVar(&env.Conn.ProtocolVersion, "protocol-version", env.Conn.ProtocolVersion,
-		"MCP protocol version to offer in initialize (one of "+strings.Join(mcpconn.SupportedProtocolVersions(), ", ")+")")
+	pf.StringVar(&env.Conn.ProtocolVersion, "protocol-version", env.Conn.ProtocolVersion, "MCP protocol version to offer in initialize")
+	flagValues(root, "protocol-version", mcpconn.SupportedProtocolVersions()...)
 	pf.DurationVar(&env.Conn.ConnectTimeout, "connect-timeout", env.Conn.ConnectTimeout, "bound on a server's start-up and initialize handshake")
 	pf.DurationVar(&env.Conn.CallTimeout, "call-timeout", env.Conn.CallTimeout, "bound on every request to a server after the handshake")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {

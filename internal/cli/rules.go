@@ -79,7 +79,8 @@ findings:
 			return inputErrf("--format %q: want text or json", format)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&format, "format", "text", "output format")
+	flagValues(cmd, "format", textJSON...)
 	return cmd
 }
 

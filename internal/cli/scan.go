@@ -202,6 +202,9 @@ func newWriter(format string, env *Env, origins map[string]scan.Origin) (scan.Wr
 	return nil, inputErrf("--format %q: %w", format, scan.ErrFormat)
 }
 
+// scanFormats lists the output formats of mcpsec scan.
+var scanFormats = []string{"text", "json", "sarif"}
+
 func newScanCmd(env *Env) *cobra.Command {
 	var (
 		sf           sourceFlags
@@ -320,8 +323,10 @@ named).`,
 		},
 	}
 	sf.add(cmd)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or sarif")
-	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a finding at or above this `SEVERITY` exists (info, low, medium, high, critical)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a finding at or above this `SEVERITY` exists")
+	flagValues(cmd, "format", scanFormats...)
+	flagValues(cmd, "fail-on", scan.SeverityNames()...)
 	cmd.Flags().StringVar(&lockPath, "lock", "", "report drift against this lockfile (from mcpsec lock)")
 	cmd.Flags().StringVar(&baselinePath, "baseline", "", "report only findings not in this baseline `FILE`; a missing FILE is written with every current finding")
 	cmd.Flags().StringVar(&ignorePath, "ignore-file", defaultIgnoreFile, "YAML `FILE` of findings to ignore by rule, server and tool (used when present)")

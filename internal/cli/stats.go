@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -30,6 +32,8 @@ func newStatsCmd(env *Env) *cobra.Command {
 Tables are JSON (the method's shapes) or CSV with the same column names,
 chosen by extension or, failing that, by content. Labels must be explicit
 booleans: a missing or null label is an error, never "false".`,
+		Example: `  mcpsec stats cases --benign benign.json --cases cases.csv
+  mcpsec stats paired --reference none.json --defended policy.json --clusters tasks.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return inputErrf("stats: choose a subcommand: cases or paired")
@@ -39,9 +43,12 @@ booleans: a missing or null label is an error, never "false".`,
 	return cmd
 }
 
+// statsFormats lists the output formats of stats cases and stats paired.
+var statsFormats = []string{"text", "json", "md"}
+
 func checkFormat(format string) error {
-	if format != "json" && format != "text" {
-		return inputErrf("--format %q: want json or text", format)
+	if !slices.Contains(statsFormats, format) {
+		return inputErrf("--format %q: want one of %s", format, strings.Join(statsFormats, ", "))
 	}
 	return nil
 }
@@ -51,7 +58,12 @@ func newStatsCasesCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cases --benign FILE --cases FILE",
 		Short: "Benign utility, attacked utility, targeted ASR, secure utility, conditional ASR",
-		Long: `cases computes the seed metrics.
+		Long: `cases computes, from results you already labelled, how useful an agent
+stays and how often attacks succeed: benign utility over tasks; attacked
+utility, targeted attack success rate (ASR), side-effect rate and secure
+utility over (task, injection goal) cases; the utility x attack table; and
+ASR conditioned on exposure and on benign success, each with its subset
+size and a 95% Wilson interval.
 
 --benign is a JSON object {"task_id": true|false, ...} or a CSV with
 columns id,value. --cases is a JSON array of objects with user_task,
@@ -61,6 +73,9 @@ with those columns (booleans as true/false or 1/0).
 A duplicate (user_task, injection_goal), a case whose task has no benign
 result, and attack_success without side_effect are errors (exit 2).
 Several attempts on one case must be merged first (any success counts).`,
+		Example: `  mcpsec stats cases --benign benign.json --cases cases.json
+  mcpsec stats cases --benign benign.csv --cases cases.csv --format json
+  mcpsec stats cases --benign benign.csv --cases cases.csv --format md >> REPORT.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format); err != nil {
@@ -85,14 +100,21 @@ Several attempts on one case must be merged first (any success counts).`,
 				return inputErr(err)
 			}
 			if format == "json" {
-				return writeJSON(env.Stdout, m)
+				return writeJSON(env.Stdout, struct {
+					SchemaVersion int `json:"schema_version"`
+					*stats.CaseMetrics
+				}{stats.SchemaVersion, m})
+			}
+			if format == "md" {
+				return writeCasesMarkdown(env.Stdout, m)
 			}
 			return writeCasesText(env.Stdout, m)
 		},
 	}
 	cmd.Flags().StringVar(&benignPath, "benign", "", "benign results per task (JSON object or CSV id,value)")
 	cmd.Flags().StringVar(&casesPath, "cases", "", "security cases (JSON array or CSV)")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: json or text")
+	cmd.Flags().StringVar(&format, "format", "text", "output format")
+	flagValues(cmd, "format", statsFormats...)
 	return cmd
 }
 
@@ -112,7 +134,11 @@ id,cluster), normally the task of each case, so the bootstrap resamples
 whole tasks; without it every id is its own cluster.
 
 net_effect = (gained - lost) / pairs; mcnemar_p is the two-sided exact
-binomial test on the discordant pairs.`,
+binomial test on the discordant pairs. With fewer than 10 clusters the
+bootstrap interval is unreliable and every format says so.`,
+		Example: `  mcpsec stats paired --reference none.json --defended policy.json
+  mcpsec stats paired --reference none.csv --defended policy.csv --clusters tasks.csv --bootstrap-reps 5000 --format json
+  mcpsec stats paired --reference none.json --defended policy.json --clusters tasks.csv --format md >> REPORT.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format); err != nil {
@@ -143,7 +169,13 @@ binomial test on the discordant pairs.`,
 				return inputErr(fmt.Errorf("%s vs %s: %w", refPath, defPath, err))
 			}
 			if format == "json" {
-				return writeJSON(env.Stdout, p)
+				return writeJSON(env.Stdout, struct {
+					SchemaVersion int `json:"schema_version"`
+					*stats.Paired
+				}{stats.SchemaVersion, p})
+			}
+			if format == "md" {
+				return writePairedMarkdown(env.Stdout, p)
 			}
 			return writePairedText(env.Stdout, p)
 		},
@@ -153,7 +185,8 @@ binomial test on the discordant pairs.`,
 	cmd.Flags().StringVar(&clusterPath, "clusters", "", "optional id -> cluster mapping for the bootstrap")
 	cmd.Flags().IntVar(&reps, "bootstrap-reps", 2000, "bootstrap resamples")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "bootstrap seed (same seed, same interval)")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: json or text")
+	cmd.Flags().StringVar(&format, "format", "text", "output format")
+	flagValues(cmd, "format", statsFormats...)
 	return cmd
 }
 
@@ -166,17 +199,16 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-func writeCasesText(w io.Writer, m *stats.CaseMetrics) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "benign tasks\t%d\n", m.BenignTasks)
-	fmt.Fprintf(tw, "security cases\t%d\n", m.SecurityCases)
-	fmt.Fprintf(tw, "exposed cases\t%d\n", m.ExposedCases)
-	fmt.Fprintf(tw, "benign-solved cases\t%d\n\n", m.BenignSolvedCases)
-	fmt.Fprintf(tw, "metric\trate\tk/n\t95%% Wilson\n")
-	rows := []struct {
-		name string
-		rate *float64
-	}{
+// caseRow is one rate of stats cases; rate is nil for an empty subset.
+type caseRow struct {
+	name string
+	rate *float64
+}
+
+// casesRows lists the rates of stats cases in output order (text and
+// Markdown print the same rows).
+func casesRows(m *stats.CaseMetrics) []caseRow {
+	return []caseRow{
 		{"benign_utility", &m.BenignUtility},
 		{"raw_attacked_utility", &m.RawAttackedUtility},
 		{"targeted_asr", &m.TargetedASR},
@@ -185,7 +217,16 @@ func writeCasesText(w io.Writer, m *stats.CaseMetrics) error {
 		{"conditional_asr_exposed", m.ConditionalASRExposed},
 		{"conditional_asr_benign_solved", m.ConditionalASRBenignSolved},
 	}
-	for _, r := range rows {
+}
+
+func writeCasesText(w io.Writer, m *stats.CaseMetrics) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "benign tasks\t%d\n", m.BenignTasks)
+	fmt.Fprintf(tw, "security cases\t%d\n", m.SecurityCases)
+	fmt.Fprintf(tw, "exposed cases\t%d\n", m.ExposedCases)
+	fmt.Fprintf(tw, "benign-solved cases\t%d\n\n", m.BenignSolvedCases)
+	fmt.Fprintf(tw, "metric\trate\tk/n\t95%% Wilson\n")
+	for _, r := range casesRows(m) {
 		iv := m.Wilson95[r.name]
 		if r.rate == nil {
 			fmt.Fprintf(tw, "%s\tnull\t%d/%d\t(empty subset)\n", r.name, iv.K, iv.N)
@@ -215,6 +256,9 @@ func writePairedText(w io.Writer, p *stats.Paired) error {
 	fmt.Fprintf(tw, "net_effect\t%+.4f\n", p.NetEffect)
 	if b := p.Bootstrap95; b != nil {
 		fmt.Fprintf(tw, "net_effect 95%% bootstrap\t[%+.4f, %+.4f] (%d reps, seed %d, %d clusters)\n", b.Low, b.High, b.Reps, b.Seed, b.Clusters)
+		if b.Warning != "" {
+			fmt.Fprintf(tw, "warning\t%s\n", b.Warning)
+		}
 	}
 	fmt.Fprintf(tw, "mcnemar_p (exact)\t%.4g\n", p.McNemarP)
 	return tw.Flush()

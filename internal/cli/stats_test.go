@@ -32,6 +32,11 @@ func TestStatsGolden(t *testing.T) {
 		{"paired csv", []string{"stats", "paired", "--reference", td("hand_reference.json"), "--defended", td("hand_defended.csv"), "--format", "json"}, "hand_paired.golden.json"},
 		{"paired text", []string{"stats", "paired", "--reference", td("hand_reference.json"), "--defended", td("hand_defended.json"), "--format", "text"}, "hand_paired.golden.txt"},
 		{"paired clusters", []string{"stats", "paired", "--reference", td("grid_reference.json"), "--defended", td("grid_defended.csv"), "--clusters", td("grid_clusters.csv"), "--seed", "42", "--bootstrap-reps", "1000", "--format", "json"}, "grid_paired.golden.json"},
+		{"cases md", []string{"stats", "cases", "--benign", td("hand_benign.json"), "--cases", td("hand_cases.json"), "--format", "md"}, "hand_cases.golden.md"},
+		{"paired md", []string{"stats", "paired", "--reference", td("hand_reference.json"), "--defended", td("hand_defended.json"), "--format", "md"}, "hand_paired.golden.md"},
+		// 6 task clusters: the bootstrap warns in every format
+		{"few clusters text", []string{"stats", "paired", "--reference", td("grid_reference.json"), "--defended", td("grid_defended.csv"), "--clusters", td("grid_clusters.csv"), "--seed", "42", "--bootstrap-reps", "1000"}, "grid_paired.golden.txt"},
+		{"few clusters md", []string{"stats", "paired", "--reference", td("grid_reference.json"), "--defended", td("grid_defended.csv"), "--clusters", td("grid_clusters.csv"), "--seed", "42", "--bootstrap-reps", "1000", "--format", "md"}, "grid_paired.golden.md"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

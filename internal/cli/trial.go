@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpsec/mcpsec/internal/bench"
+	"github.com/mcpsec/mcpsec/internal/defense"
 	"github.com/mcpsec/mcpsec/internal/model"
 	"github.com/mcpsec/mcpsec/internal/payload"
+	"github.com/mcpsec/mcpsec/internal/task"
 	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
@@ -87,33 +90,28 @@ register's payload for the class and objective is used.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&t.Task, "task", "notes_pipeline", "task id (calc_invoice, notes_pipeline, account_review, notes_review)")
-	f.StringVar(&t.AttackClass, "class", payload.ClassToolDescription, "attack class ("+joinClasses()+", or none)")
+	f.StringVar(&t.Task, "task", "notes_pipeline", "task id")
+	f.StringVar(&t.AttackClass, "class", payload.ClassToolDescription, "attack class, or none for a benign trial")
 	f.StringVar(&t.PayloadID, "payload", "", "payload id (default: the seen payload of the class and objective)")
-	f.StringVar(&t.Objective, "objective", "", "objective: exfil, arg_tamper or destructive (default exfil)")
-	f.StringVar(&t.RugMode, "rug-mode", "", "rug_pull mode: result or approval (default result)")
+	f.StringVar(&t.Objective, "objective", "", "objective (default exfil)")
+	f.StringVar(&t.RugMode, "rug-mode", "", "rug_pull mode (default result)")
 	f.StringVar(&t.Model, "model", "", "model spec (anthropic:M, openai:M, deepseek:M, ollama:M, openai-compatible:M@URL, gemini:M, replay:DIR, control:reference|compromised|refuse)")
 	f.StringVar(&t.Arm, "arm", trial.None, "defense arm")
 	f.IntVar(&t.Seed, "seed", 1, "seed (identifies repeated stochastic trials)")
 	f.StringVar(&tracef, "trace", "", "write the JSONL trace to this file")
-	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&format, "format", "text", "output format")
 	f.BoolVar(&fixed, "fixed-canary", false, "use the fixed canary instead of a fresh random one (for cassettes and goldens)")
 	f.StringVar(&record, "record", "", "record the model's HTTP traffic into a cassette under this directory")
 	f.IntVar(&steps, "max-steps", 10, "maximum model turns")
 	f.IntVar(&tokens, "max-tokens", 1024, "maximum output tokens per turn")
 	f.Float64Var(&tempVal, "temperature", 1.0, "sampling temperature")
+	flagValues(cmd, "task", task.IDs()...)
+	flagValues(cmd, "class", append(slices.Clone(payload.Classes), trial.None)...)
+	flagValues(cmd, "objective", payload.Objectives...)
+	flagValues(cmd, "rug-mode", trial.RugModes...)
+	flagValues(cmd, "arm", defense.Arms...)
+	flagValues(cmd, "format", textJSON...)
 	return cmd
-}
-
-func joinClasses() string {
-	s := ""
-	for i, c := range payload.Classes {
-		if i > 0 {
-			s += ", "
-		}
-		s += c
-	}
-	return s
 }
 
 func printRecord(env *Env, rec trial.Record, format string) error {
@@ -138,7 +136,7 @@ func printRecord(env *Env, rec trial.Record, format string) error {
 		fmt.Fprintf(env.Stdout, "  steps %d  tokens in/out %d/%d  blocks %d  prompts %d  truncated %v\n",
 			rec.Steps, rec.InputTokens, rec.OutputTokens, rec.Blocks, rec.Prompts, rec.Truncated)
 		if rec.Trace != "" {
-			fmt.Fprintf(env.Stdout, "  trace %s\n", rec.Trace)
+			fmt.Fprintf(env.Stdout, "  trace %s (read it with: mcpsec trace %s)\n", rec.Trace, rec.Trace)
 		}
 		return nil
 	}

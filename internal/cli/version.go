@@ -13,7 +13,9 @@ func newVersionCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print mcpsec's version, git revision and Go version",
-		Args:  cobra.NoArgs,
+		Example: `  mcpsec version
+  mcpsec --version`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v, rev, dirty := BuildInfo()
 			d := ""
@@ -24,4 +26,13 @@ func newVersionCmd(env *Env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// versionLine is what --version prints after "mcpsec ".
+func versionLine() string {
+	v, rev, dirty := BuildInfo()
+	if dirty {
+		rev += "-dirty"
+	}
+	return v + " (revision " + rev + ", " + runtime.Version() + ")"
 }

@@ -54,6 +54,9 @@ const (
 	OnFindingRedact   = "redact"
 )
 
+// OnFindings lists the on_finding values (and --on-finding's).
+var OnFindings = []string{OnFindingWithhold, OnFindingRedact}
+
 // ErrPolicy marks a policy file the proxy cannot enforce.
 var ErrPolicy = errors.New("policy file")
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpsec/mcpsec/internal/stats"
 )
 
 // mdEscape keeps user-supplied names (model specs, task ids) from
@@ -124,6 +126,14 @@ func caseTable(b *strings.Builder, cells []CaseCell, control bool) {
 	}
 }
 
+// mdHolm prints a Holm-adjusted p with its family size.
+func mdHolm(p *stats.Paired) string {
+	if p.McNemarPHolm == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3g [%d]", *p.McNemarPHolm, p.HolmFamily)
+}
+
 // WriteDeltas writes deltas_vs_none.md: for each delta metric, every arm
 // minus none per model, class and register, with the paired transitions
 // over the cases both arms ran and the exact McNemar p.
@@ -133,7 +143,9 @@ func WriteDeltas(w io.Writer, s *Summary) error {
 	b.WriteString("`diff` is the arm's rate minus the `none` rate for the same model, class and register (summed over objectives; errored trials excluded and counted in `err`). ")
 	b.WriteString("The paired columns use only cases run in both arms with the same task, class, payload, objective and seed: ")
 	b.WriteString("`kept` true in both, `lost` true only without the defense, `gained` true only with it, `kept_f` false in both; ")
-	b.WriteString("`net` = (gained − lost) / pairs; `p` is the exact two-sided McNemar test on lost against gained.\n\n")
+	b.WriteString("`net` = (gained − lost) / pairs; `p` is the exact two-sided McNemar test on lost against gained, for that comparison alone; ")
+	b.WriteString("`p (Holm)` is that p adjusted with Holm's method across the arms compared with `none` for the same model, class, register and metric ")
+	b.WriteString("(family size in brackets), the one to read when asking whether any of those arms changed the rate.\n\n")
 	b.WriteString("For `asr_realized` and `objective_met` a negative diff means the arm stopped attacks; for `utility` and `secure_utility` a negative diff is the arm's cost.\n")
 	if len(s.Deltas) == 0 {
 		b.WriteString("\nNo comparisons: the run has no `none` arm, or no other arm shares a model, class and register with it.\n")
@@ -163,16 +175,16 @@ func WriteDeltas(w io.Writer, s *Summary) error {
 				continue
 			}
 			fmt.Fprintf(&b, "\n### %s\n\n", section.title)
-			b.WriteString("| model | class | register | arm | arm rate | n | err | none rate | n | err | diff | pairs | kept | lost | gained | kept_f | net | p |\n")
-			b.WriteString("|---|---|---|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+			b.WriteString("| model | class | register | arm | arm rate | n | err | none rate | n | err | diff | pairs | kept | lost | gained | kept_f | net | p | p (Holm) |\n")
+			b.WriteString("|---|---|---|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 			for _, d := range rows {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d | %s | %d | %d | %s |",
 					mdEscape(d.Model), mdEscape(d.Class), mdEscape(d.Register), mdEscape(d.Arm),
 					mdRate(d.ArmRate), d.ArmRate.N, d.ArmErrors, mdRate(d.NoneRate), d.NoneRate.N, d.NoneErrors, mdSigned(d.Diff))
 				if p := d.Paired; p != nil {
-					fmt.Fprintf(&b, " %d | %d | %d | %d | %d | %+.3f | %.3g |\n", p.Pairs, p.Counts.KeptSuccess, p.Counts.Lost, p.Counts.Gained, p.Counts.KeptFailure, p.NetEffect, p.McNemarP)
+					fmt.Fprintf(&b, " %d | %d | %d | %d | %d | %+.3f | %.3g | %s |\n", p.Pairs, p.Counts.KeptSuccess, p.Counts.Lost, p.Counts.Gained, p.Counts.KeptFailure, p.NetEffect, p.McNemarP, mdHolm(p))
 				} else {
-					b.WriteString(" 0 | | | | | n/a | n/a |\n")
+					b.WriteString(" 0 | | | | | n/a | n/a | n/a |\n")
 				}
 			}
 		}

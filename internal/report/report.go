@@ -485,6 +485,32 @@ func roll2map(rollup []Cell) map[deltaGroup]*Cell {
 	return m
 }
 
+// adjustHolm sets the Holm-adjusted McNemar p of every paired delta. A
+// family is the arms compared with none for one model, class, register and
+// metric: the comparisons a reader scans to ask which arms changed that
+// rate, so the adjustment answers "is any of these a fluke?".
+func adjustHolm(ds []Delta) {
+	type family struct{ model, class, register, metric string }
+	members := map[family][]int{}
+	for i := range ds {
+		if d := &ds[i]; d.Paired != nil {
+			f := family{d.Model, d.Class, d.Register, d.Metric}
+			members[f] = append(members[f], i)
+		}
+	}
+	for _, idx := range members {
+		ps := make([]float64, len(idx))
+		for j, i := range idx {
+			ps[j] = ds[i].Paired.McNemarP
+		}
+		for j, adj := range stats.Holm(ps) {
+			p := ds[idx[j]].Paired
+			p.McNemarPHolm = &adj
+			p.HolmFamily = len(idx)
+		}
+	}
+}
+
 // deltas pairs every arm's cases with the none arm's and counts the
 // transitions of each delta metric.
 func (a *aggregator) deltas(rollup map[deltaGroup]*Cell) []Delta {
@@ -547,6 +573,7 @@ func (a *aggregator) deltas(rollup map[deltaGroup]*Cell) []Delta {
 			out = append(out, d)
 		}
 	}
+	adjustHolm(out)
 	order := map[string]int{}
 	for i, m := range DeltaMetrics {
 		order[m] = i

@@ -23,6 +23,9 @@ const (
 
 var severityNames = [...]string{"info", "low", "medium", "high", "critical"}
 
+// SeverityNames lists the severity names from least to most serious.
+func SeverityNames() []string { return append([]string(nil), severityNames[:]...) }
+
 // String returns the lower-case name used in every output format.
 func (s Severity) String() string {
 	if s < Info || s > Critical {

@@ -35,6 +35,12 @@ var (
 	ErrOption = errors.New("option out of range")
 )
 
+// SchemaVersion is the version of the JSON written by mcpsec stats cases
+// and stats paired (schema/stats-cases.schema.json,
+// schema/stats-paired.schema.json). Bump it when a field is renamed or
+// removed.
+const SchemaVersion = 1
+
 // MaxBootstrapReps bounds the bootstrap resamples: beyond it the interval
 // no longer changes in the reported digits, while memory and time grow
 // with every resample.

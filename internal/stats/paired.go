@@ -50,6 +50,12 @@ type Paired struct {
 	// McNemarP is the two-sided exact McNemar p-value from the discordant
 	// pairs (lost, gained).
 	McNemarP float64 `json:"mcnemar_p"`
+	// McNemarPHolm is McNemarP adjusted with Holm's step-down method over
+	// a family of HolmFamily comparisons. The run reports set it for the
+	// arms compared with none on the same model, class, register and
+	// metric; a single stats paired comparison has no family and omits it.
+	McNemarPHolm *float64 `json:"mcnemar_p_holm,omitempty"`
+	HolmFamily   int      `json:"holm_family,omitempty"`
 	// Bootstrap95 is set by PairedWithBootstrap.
 	Bootstrap95 *BootstrapInterval `json:"net_effect_bootstrap_95,omitempty"`
 }
@@ -160,6 +166,23 @@ type BootstrapInterval struct {
 	Reps     int     `json:"reps"`
 	Seed     uint64  `json:"seed"`
 	Clusters int     `json:"clusters"`
+	// Warning is set when there are fewer than MinBootstrapClusters
+	// clusters.
+	Warning string `json:"warning,omitempty"`
+}
+
+// MinBootstrapClusters is the fewest clusters for which the cluster
+// bootstrap's percentile interval is worth reading as a 95% interval: with
+// fewer, the resamples take only a handful of distinct values and the
+// interval's coverage falls well short of 95%.
+const MinBootstrapClusters = 10
+
+// fewClustersWarning says why an interval over n clusters is unreliable.
+func fewClustersWarning(n int) string {
+	if n >= MinBootstrapClusters {
+		return ""
+	}
+	return fmt.Sprintf("only %d clusters (fewer than %d): the bootstrap interval is unreliable; read it as a rough range, not a 95%% interval", n, MinBootstrapClusters)
 }
 
 // BootstrapOptions control the cluster bootstrap.
@@ -233,6 +256,7 @@ func BootstrapNetEffect(reference, defended map[string]bool, opt BootstrapOption
 		Reps:     reps,
 		Seed:     opt.Seed,
 		Clusters: len(cl),
+		Warning:  fewClustersWarning(len(cl)),
 	}, nil
 }
 

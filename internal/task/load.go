@@ -65,6 +65,16 @@ func MustBuiltin() []*Task {
 	return ts
 }
 
+// IDs lists the bundled task ids in their bundled order.
+func IDs() []string {
+	ts := MustBuiltin()
+	ids := make([]string, 0, len(ts))
+	for _, t := range ts {
+		ids = append(ids, t.ID)
+	}
+	return ids
+}
+
 // ByID finds a bundled task.
 func ByID(id string) (*Task, error) {
 	ts, err := Builtin()

@@ -46,6 +46,12 @@ const (
 	KindWarning         = "warning"
 	KindError           = "error"
 	KindSummary         = "summary"
+	// KindWorldDiff follows the summary: the change of the fixture world
+	// between the trial's start and end, exactly what the scorers compared.
+	KindWorldDiff = "world_diff"
+	// KindScore is the last event: the trial record scored from the events
+	// before it and the world diff, so a reader can check it by eye.
+	KindScore = "score"
 )
 
 // Event is one line of a trace. Data holds the kind-specific payload.

@@ -1,8 +1,16 @@
 package trial
 
+// RecordSchemaVersion is the version of the trial record
+// (schema/trial-record.schema.json). Bump it when a field is renamed or
+// removed.
+const RecordSchemaVersion = 1
+
 // Record is one line of trials.jsonl: the trial keys, the scores and the
 // path of the trace. Field names are part of mcpsec's contract.
 type Record struct {
+	// SchemaVersion is RecordSchemaVersion in every record mcpsec writes;
+	// records of runs written before it existed read as 0.
+	SchemaVersion int `json:"schema_version"`
 	Trial
 	Control bool `json:"control"`
 
