@@ -19,19 +19,24 @@ import (
 	"github.com/mcpsec/mcpsec/internal/source"
 )
 
-// realworldGate turns on the figure the issue asks of the rules: at most
-// 1% of real tools with a finding at medium or above, and none critical.
-// It is off while the detection rules are being rewritten on another
-// branch; everything else below is asserted regardless.
-const realworldGate = false
+// The figure the issue asks of the rules is at most 1% of real tools with a
+// finding at medium or above and none critical. The landed rules do not
+// reach it yet (measured 2026-11-30: 81 of 1,870 tools, 15 critical
+// findings, 3 server-level findings), so the test holds them to that
+// measured ceiling: a rule change that flags more real tools fails here,
+// and each improvement should lower the ceiling until it meets the target.
+const (
+	targetFlaggedShare = 0.01
+	maxFlaggedTools    = 81
+	maxCritical        = 15
+	maxServerLevel     = 3
+)
 
 // The floors the pinned set must keep: a package that stops starting is a
 // test failure, never a silent shrink of the denominator.
 const (
 	minServers = 60
 	minTools   = 600
-	// maxFlaggedShare is the share of tools allowed a finding >= medium.
-	maxFlaggedShare = 0.01
 	// parallel bounds how many servers run at once on a small machine.
 	parallel = 4
 )
@@ -229,17 +234,17 @@ func TestRealWorld(t *testing.T) {
 	if tools < minTools {
 		t.Errorf("%d tools listed, want at least %d", tools, minTools)
 	}
-	if !realworldGate {
-		t.Log("the 1% / no-critical gate is off (realworldGate = false) while the rules are rewritten")
-		return
+	if share > targetFlaggedShare || critical > 0 || serverLevel > 0 {
+		t.Logf("NOT YET AT TARGET: %.2f%% of tools flagged (target at most %.0f%%), %d critical (target 0), %d server-level (target 0)",
+			100*share, 100*targetFlaggedShare, critical, serverLevel)
 	}
-	if share > maxFlaggedShare {
-		t.Errorf("%.2f%% of real tools have a finding >= medium, want at most %.0f%%", 100*share, 100*maxFlaggedShare)
+	if flagged > maxFlaggedTools {
+		t.Errorf("%d real tools have a finding >= medium, more than the measured ceiling %d: the rules got worse", flagged, maxFlaggedTools)
 	}
-	if serverLevel > 0 {
-		t.Errorf("%d server-level findings >= medium on real servers, want none", serverLevel)
+	if critical > maxCritical {
+		t.Errorf("%d critical findings on real servers, more than the measured ceiling %d", critical, maxCritical)
 	}
-	if critical > 0 {
-		t.Errorf("%d critical findings on real servers, want none", critical)
+	if serverLevel > maxServerLevel {
+		t.Errorf("%d server-level findings >= medium on real servers, more than the measured ceiling %d", serverLevel, maxServerLevel)
 	}
 }
