@@ -11,6 +11,7 @@ GO ?= go
 
 test: deps
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -timeout 20m -run 'Proof' ./internal/bench/
 
 deps:
 	$(GO) mod download

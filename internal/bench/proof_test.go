@@ -1,3 +1,11 @@
+//go:build !race
+
+// The proof sweep runs every payload of the built-in grid through both
+// control agents (thousands of trials). Under the race detector that one
+// sweep alone costs several CPU-minutes, so it is built only without -race
+// and `make test` runs it as its own step (see the Makefile); the sweep
+// machinery itself is race-tested by the smaller sweeps in bench_test.go.
+
 package bench
 
 import (
