@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
+	"github.com/mcpsec/mcpsec/internal/source"
 )
 
 // ErrInstall marks a client configuration install cannot rewrite.
@@ -367,58 +368,14 @@ func writeValue(w *bytes.Buffer, v any, indent string) {
 }
 
 // stripComments blanks // and /* */ comments and trailing commas outside
-// strings (VS Code's JSONC), keeping every other byte.
+// strings (VS Code's JSONC) with the config reader's own rule, keeping
+// every byte offset.
 func stripComments(r io.Reader) io.Reader {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return errReader{err}
 	}
-	out := make([]byte, len(data))
-	copy(out, data)
-	inStr, esc := false, false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch {
-		case c == '"':
-			inStr = true
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for i < len(out) && out[i] != '\n' {
-				out[i] = ' '
-				i++
-			}
-		case c == '/' && i+1 < len(out) && out[i+1] == '*':
-			for i < len(out) && !(out[i] == '*' && i+1 < len(out) && out[i+1] == '/') {
-				if out[i] != '\n' {
-					out[i] = ' '
-				}
-				i++
-			}
-			if i+1 < len(out) {
-				out[i], out[i+1] = ' ', ' '
-				i++
-			}
-		case c == ',':
-			j := i + 1
-			for j < len(out) && (out[j] == ' ' || out[j] == '\t' || out[j] == '\n' || out[j] == '\r') {
-				j++
-			}
-			if j < len(out) && (out[j] == '}' || out[j] == ']') {
-				out[i] = ' '
-			}
-		}
-	}
-	return bytes.NewReader(out)
+	return bytes.NewReader(source.StripJSONC(data))
 }
 
 type errReader struct{ err error }

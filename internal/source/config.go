@@ -60,7 +60,7 @@ func LoadConfig(path string) ([]ConfigServer, error) {
 
 // ParseConfig parses configuration bytes; name labels errors.
 func ParseConfig(name string, data []byte) ([]ConfigServer, error) {
-	clean := stripJSONC(data)
+	clean := StripJSONC(data)
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(clean, &doc); err != nil {
 		return nil, syntaxErr(name, data, err)
@@ -131,10 +131,10 @@ func syntaxErr(name string, data []byte, err error) error {
 	return &catalog.InputError{File: name, Line: line, Column: col, Offset: off, Msg: err.Error()}
 }
 
-// stripJSONC blanks out // and /* */ comments and trailing commas outside
+// StripJSONC blanks out // and /* */ comments and trailing commas outside
 // strings, keeping every byte offset where it was so error positions
 // still point into the original file.
-func stripJSONC(data []byte) []byte {
+func StripJSONC(data []byte) []byte {
 	out := make([]byte, len(data))
 	copy(out, data)
 	inStr, esc := false, false
