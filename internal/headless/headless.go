@@ -52,13 +52,23 @@ func New(t testing.TB) *Browser {
 	if !ok {
 		t.Fatalf("chromium not found: run `make deps` (it installs Debian's chromium with apt-get), or set MCPSEC_CHROMIUM to a Chromium binary")
 	}
+	// The profile lives outside t.TempDir: Chromium's helper processes
+	// (crash handler, renderers) can still be closing files in it after the
+	// browser itself has exited, which made t.TempDir's strict cleanup fail
+	// a passing test. It is removed below once the browser is gone.
+	profile, err := os.MkdirTemp("", "mcpsec-chromium-")
+	if err != nil {
+		t.Fatalf("chromium profile directory: %v", err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.Headless,
 		chromedp.DisableGPU,
 		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox cannot start
 		chromedp.WindowSize(1280, 900),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
+		chromedp.Flag("disable-crash-reporter", true),
+		chromedp.Flag("disable-breakpad", true),
 	)
 	// A safety net, not a measurement: a browser test takes seconds, so a
 	// browser that has not finished in minutes is stuck, and the test
@@ -70,6 +80,18 @@ func New(t testing.TB) *Browser {
 		cancel()
 		cancelAlloc()
 		cancelTimeout()
+		// Helpers that outlive the browser release the profile soon after;
+		// retry until the directory is gone rather than guess a delay. A
+		// profile that still cannot be removed is left in the system temp
+		// directory and said, not counted as a failure of the page.
+		var rmErr error
+		for range 200 {
+			if rmErr = os.RemoveAll(profile); rmErr == nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("chromium profile %s left behind: %v", profile, rmErr)
 	})
 	b := &Browser{Ctx: ctx}
 	chromedp.ListenTarget(ctx, func(ev any) {
