@@ -121,7 +121,7 @@ func runFixtureServe(ctx context.Context, env *Env, o serveOpts) error {
 		url := "http://" + ln.Addr().String() + "/mcp"
 		fmt.Fprintln(env.Stdout, url)
 		fmt.Fprintf(env.Stderr, "mcpsec: serving %s at %s\n", what, url)
-		err = serveHTTP(ctx, srv, ln)
+		err = serveHTTP(ctx, "fixture server", srv, ln)
 	}
 	if o.spec.StateOut != "" {
 		if werr := writeState(o.spec.StateOut, w); werr != nil {
@@ -166,7 +166,9 @@ func serveStdio(ctx context.Context, env *Env, srv *mcp.Server) error {
 	return fmt.Errorf("fixture server over stdio: %w", err)
 }
 
-func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
+// serveHTTP serves srv over streamable HTTP on ln until ctx ends; what
+// names the server in errors ("fixture server", "mcpsec proxy").
+func serveHTTP(ctx context.Context, what string, srv *mcp.Server, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -174,7 +176,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
-		return fmt.Errorf("fixture server over HTTP: %w", err)
+		return fmt.Errorf("%s over HTTP: %w", what, err)
 	case <-ctx.Done():
 	}
 	// Open GET streams never finish on their own; give requests in flight

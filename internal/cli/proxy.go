@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -161,7 +159,7 @@ func runProxy(cmd *cobra.Command, env *Env, pf proxyFlags, args []string) error 
 		return serveStdioServer(ctx, env, p.Server())
 	}
 	fmt.Fprintln(env.Stdout, "http://"+ln.Addr().String()+"/mcp")
-	return serveHTTPServer(ctx, p.Server(), ln)
+	return serveHTTP(ctx, "mcpsec proxy", p.Server(), ln)
 }
 
 // proxyUpstreams turns the flags into upstream sources.
@@ -365,23 +363,6 @@ func serveStdioServer(ctx context.Context, env *Env, srv *mcp.Server) error {
 	if err != nil {
 		return fmt.Errorf("mcpsec proxy over stdio: %w", errors.Unwrap(err))
 	}
-	return nil
-}
-
-func serveHTTPServer(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("mcpsec proxy over HTTP: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(sctx)
 	return nil
 }
 
