@@ -164,6 +164,7 @@ func TestRealWorld(t *testing.T) {
 		t.Fatalf("servers.json pins %d servers, want at least %d", len(es), minServers)
 	}
 	res := listAll(t, dir, es)
+	dumpCatalogs(t, res)
 
 	var (
 		servers, tools, flagged, critical, serverLevel int
@@ -246,5 +247,35 @@ func TestRealWorld(t *testing.T) {
 	}
 	if serverLevel > maxServerLevel {
 		t.Errorf("%d server-level findings >= medium on real servers, more than the measured ceiling %d", serverLevel, maxServerLevel)
+	}
+}
+
+// dumpCatalogs writes each listed server's catalog to the directory named by
+// MCPSEC_REALWORLD_DUMP, one JSON file per server, so rule work can rescan
+// the same text in a second instead of starting 70 servers. The directory
+// must be outside the repository: the text is third-party and is never
+// committed.
+func dumpCatalogs(t *testing.T, res []listed) {
+	dir := os.Getenv("MCPSEC_REALWORLD_DUMP")
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("MCPSEC_REALWORLD_DUMP: %v", err)
+	}
+	for _, r := range res {
+		if r.err != nil {
+			continue
+		}
+		srv := r.srv
+		srv.Name = r.entry.Name
+		data, err := json.MarshalIndent(catalog.Catalog{Servers: []catalog.Server{srv}}, "", "  ")
+		if err != nil {
+			t.Fatalf("dump %s: %v", r.entry.Name, err)
+		}
+		name := strings.NewReplacer("/", "_", "@", "").Replace(r.entry.Name) + ".json"
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatalf("dump %s: %v", r.entry.Name, err)
+		}
 	}
 }
