@@ -42,7 +42,9 @@ func sentenceSpans(text string) [][2]int {
 	for i, r := range text {
 		switch r {
 		case '\n':
-			emit(i + 1)
+			if !softWrap(text, start, i) {
+				emit(i + 1)
+			}
 		case '。', '！', '？', '；':
 			emit(i + utf8.RuneLen(r))
 		case '.', '!', '?', ';':

@@ -276,7 +276,37 @@ func leetVariant(s string) (decoded, bool) {
 			return r
 		}, fields[i])
 	}
-	return decoded{via: "encoded.leet", src: s, text: strings.Join(fields, " ")}, true
+	return decoded{via: "encoded.leet", src: s, text: replaceFields(s, fields)}, true
+}
+
+// replaceFields puts fields (strings.Fields(s), some rewritten) back into
+// s in place, so line breaks and sentence boundaries survive: joining
+// with spaces would fuse the lines of a code sample into one "sentence"
+// whose cues never stood together.
+func replaceFields(s string, fields []string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	k := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) || k >= len(fields) {
+			b.WriteString(s[i : i+size])
+			i += size
+			continue
+		}
+		j := i
+		for j < len(s) {
+			r2, sz := utf8.DecodeRuneInString(s[j:])
+			if unicode.IsSpace(r2) {
+				break
+			}
+			j += sz
+		}
+		b.WriteString(fields[k])
+		k++
+		i = j
+	}
+	return b.String()
 }
 
 // hasLeetCandidate is a cheap pre-check: a letter next to a digit.

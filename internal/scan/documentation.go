@@ -81,3 +81,49 @@ func scopedSelfUse(lower string, f feature) bool {
 	}
 	return true
 }
+
+// A demand split over two sentences hangs together when each sentence
+// holds part of its object: something sensitive (a secret, the
+// conversation, a file, personal data, an address) or a word that points
+// back or ahead to it ("paste what you find", "send them", "the
+// following"). Two neighbouring sentences of documentation ("call the
+// tool to open the form." + "It can be referenced in your instructions.")
+// only sit side by side; their cues do not add up to a demand.
+const pairObjects = fSecret | fSecretWeak | fCtx | fFile | fPersonal | fUserData | fConvSrc | fDest | fVerbatim | fContents
+
+var referRe = regexp.MustCompile(`\b(?:it|its|them|their|they|these|those|what you (?:find|found|see|saw|read|get|got|have)|the (?:result|results|output|value|values|contents|same|following|text|data)|following|below|such)\b`)
+
+func coherentPair(a, b string, fa, fb feature) bool {
+	if !isASCII(a) || !isASCII(b) || strings.HasSuffix(strings.TrimSpace(a), ":") {
+		// Other languages refer back in ways a word list does not see;
+		// a lead-in ending in a colon introduces the next sentence.
+		return true
+	}
+	holds := func(s string, f feature) bool {
+		return f&pairObjects != 0 || referRe.MatchString(strings.ToLower(s))
+	}
+	return holds(a, fa) && holds(b, fb)
+}
+
+// softWrap reports a line break inside a sentence: the line so far ends
+// without sentence punctuation and the next line goes on in lower case
+// ("make sure to change the recipient\nto ..."). Hard-wrapped prose is one
+// sentence to its reader; lists, headings and code lines start otherwise.
+func softWrap(text string, start, nl int) bool {
+	line := strings.TrimRight(text[start:nl], " \t\r")
+	if line == "" {
+		return false
+	}
+	switch line[len(line)-1] {
+	case '.', '!', '?', ':', ';', '{', '}', '[', ']', ',', '>', '`', '|', '*', '#':
+		return false
+	}
+	rest := strings.TrimLeft(text[nl+1:], " \t")
+	return rest != "" && rest[0] >= 'a' && rest[0] <= 'z'
+}
+
+// pairSignals are the rules about moving data or acting on other tools,
+// whose split demands must hang together (coherentPair). An override or
+// concealment in the next sentence ("No need to mention it.") applies to
+// whatever came before, so those rules pair freely.
+const pairSignals = sigSource | sigFlow | sigDest | sigXTool

@@ -362,7 +362,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 			}
 		}
 		for i := 0; ev == "" && r.Window && i+1 < len(sents); i++ {
-			if r.matches(feats[i] | feats[i+1]) {
+			if r.matches(feats[i]|feats[i+1]) && (r.Signals&pairSignals == 0 || coherentPair(sents[i], sents[i+1], feats[i], feats[i+1])) {
 				ev = sents[i] + " " + sents[i+1]
 			}
 		}
