@@ -563,6 +563,7 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 		f |= fRole
 	}
 	f |= sc.intentFeatures(sentence, lower, sc.unitHints, f)
+	f |= sc.cues(sentence, lower, server, tool, f)
 	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
 		f |= fAuthority
 	}
