@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -36,7 +37,7 @@ type indexRow struct {
 	met    bool
 	block  bool
 	reg    string
-	trace  string
+	trace  trace.Ref
 }
 
 // recordFieldOrder is the field order of a trial record, so the score
@@ -115,8 +116,17 @@ func (idx *trialIndex) add(fields map[string]json.RawMessage, line []byte, perCe
 	counts[cell]++
 	isTrue := func(k string) bool { return string(fields[k]) == "true" }
 	idx.rows = append(idx.rows, indexRow{fields: fields, group: model + "\x00" + arm + "\x00" + class,
-		met: isTrue("objective_met"), block: isTrue("blocked"), reg: reg, trace: unquote(fields["trace"])})
+		met: isTrue("objective_met"), block: isTrue("blocked"), reg: reg, trace: traceRef(fields)})
 	idx.lines = append(idx.lines, append([]byte(nil), line...))
+}
+
+// traceRef reads where a record's trace lies (a pack's span, or a file).
+func traceRef(fields map[string]json.RawMessage) trace.Ref {
+	num := func(k string) int64 {
+		n, _ := strconv.ParseInt(string(fields[k]), 10, 64)
+		return n
+	}
+	return trace.Ref{Path: unquote(fields["trace"]), Member: num("trace_member"), Offset: num("trace_offset"), Bytes: num("trace_bytes")}
 }
 
 // embedded holds the traces chosen for the page.
@@ -227,19 +237,23 @@ func priority(rows []indexRow, in []int) []int {
 const maxTraceFile = 16 << 20
 
 func (e *embedded) try(root *os.Root, idx *trialIndex, row, budget int) bool {
-	name := idx.rows[row].trace
-	if name == "" || !filepath.IsLocal(name) {
+	ref := idx.rows[row].trace
+	if ref.Path == "" || !filepath.IsLocal(ref.Path) {
 		return false // a trace path outside the run directory is never read
 	}
-	f, err := root.Open(name)
+	if ref.Packed() {
+		if ref.Bytes > maxTraceFile {
+			return false
+		}
+	} else if st, err := root.Stat(ref.Path); err != nil || st.Size() > maxTraceFile {
+		return false
+	}
+	rc, err := trace.OpenRef(root, ref)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Size() > maxTraceFile {
-		return false
-	}
-	evs, _ := trace.Read(f) // a torn last line still yields the events before it
+	defer rc.Close()
+	evs, _ := trace.Read(rc) // a torn last line still yields the events before it
 	if len(evs) == 0 {
 		return false
 	}
@@ -354,6 +368,11 @@ func (idx *trialIndex) pageData(e *embedded) []byte {
 			seen[k] = true
 		}
 	}
+	// Where a trace lies inside a pack means nothing on the page (which
+	// says how to print a trace) and would cost a value per trial.
+	delete(seen, "trace_member")
+	delete(seen, "trace_offset")
+	delete(seen, "trace_bytes")
 	var cols []string
 	for _, k := range recordFieldOrder {
 		if seen[k] {
