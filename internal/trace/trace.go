@@ -146,7 +146,9 @@ func (w *Writer) Emit(kind string, step int, data any) error {
 		return w.err
 	}
 	w.seq++
-	ev := Event{Seq: w.seq, Time: w.now().UTC(), Kind: kind, Step: step, Data: raw}
+	// Microseconds are finer than anything a trace's timing shows, and
+	// the nanosecond digits were a tenth of a compressed trace.
+	ev := Event{Seq: w.seq, Time: w.now().UTC().Truncate(time.Microsecond), Kind: kind, Step: step, Data: raw}
 	if w.seq == 1 {
 		ev.SchemaVersion = SchemaVersion
 	}
