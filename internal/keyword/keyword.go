@@ -21,7 +21,8 @@
 package keyword
 
 import (
-	"sort"
+	"slices"
+	"strings"
 )
 
 // denseMin is the number of children from which a state gets a dense row.
@@ -61,7 +62,7 @@ func New(patterns []string, values []uint64) *Index {
 			order = append(order, i)
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return patterns[order[a]] < patterns[order[b]] })
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(patterns[a], patterns[b]) })
 
 	// Trie in insertion order, with each node's children in a linked
 	// list in increasing label order (sorted input makes them so).

@@ -226,7 +226,9 @@ var hintPatterns = func() ([]string, []int) {
 
 // hintIndexOnce builds the raw-hint automaton on first use, like the
 // lexicon's: processes that never scan do not pay for it.
-var hintIndexOnce = sync.OnceValue(func() *keyword.Index {
+var hintIndexOnce = sync.OnceValue(buildHints)
+
+func buildHints() *keyword.Index {
 	pats, kinds := hintPatterns()
 	// A pattern listed under two hints ("secret", "private") signals
 	// only the hint it is listed under last: that is what the scanner's
@@ -245,7 +247,7 @@ var hintIndexOnce = sync.OnceValue(func() *keyword.Index {
 		}
 	}
 	return keyword.New(ps, vs)
-})
+}
 
 // rawHints returns the hint bits present in lower-cased text.
 func rawHints(lower string) int {
