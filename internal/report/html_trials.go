@@ -31,13 +31,15 @@ type trialIndex struct {
 	lines  [][]byte // the record line of each row, for the score record
 }
 
+// indexRow keeps what choosing the embedded traces needs; the record's
+// other fields are parsed again from its line when the page data is
+// written, so thousands of listed trials do not each hold a map.
 type indexRow struct {
-	fields map[string]json.RawMessage
-	group  string // model, arm, class: the heatmap cell at register "*"
-	met    bool
-	block  bool
-	reg    string
-	trace  trace.Ref
+	group string // model, arm, class: the heatmap cell at register "*"
+	met   bool
+	block bool
+	reg   string
+	trace trace.Ref
 }
 
 // recordFieldOrder is the field order of a trial record, so the score
@@ -115,7 +117,7 @@ func (idx *trialIndex) add(fields map[string]json.RawMessage, line []byte, perCe
 	}
 	counts[cell]++
 	isTrue := func(k string) bool { return string(fields[k]) == "true" }
-	idx.rows = append(idx.rows, indexRow{fields: fields, group: model + "\x00" + arm + "\x00" + class,
+	idx.rows = append(idx.rows, indexRow{group: model + "\x00" + arm + "\x00" + class,
 		met: isTrue("objective_met"), block: isTrue("blocked"), reg: reg, trace: traceRef(fields)})
 	idx.lines = append(idx.lines, append([]byte(nil), line...))
 }
@@ -362,10 +364,19 @@ func cutValue(v any) any {
 // field order; booleans are bits of one number per row ("flags"), other
 // values index into the column's value table.
 func (idx *trialIndex) pageData(e *embedded) []byte {
+	fieldsOf := func(ri int) map[string]json.RawMessage {
+		var f map[string]json.RawMessage
+		_ = json.Unmarshal(idx.lines[ri], &f) // add parsed it already
+		return f
+	}
 	seen := map[string]bool{}
-	for _, r := range idx.rows {
-		for k := range r.fields {
+	notBool := map[string]bool{}
+	for ri := range idx.rows {
+		for k, v := range fieldsOf(ri) {
 			seen[k] = true
+			if string(v) != "true" && string(v) != "false" {
+				notBool[k] = true
+			}
 		}
 	}
 	// Where a trace lies inside a pack means nothing on the page (which
@@ -386,20 +397,9 @@ func (idx *trialIndex) pageData(e *embedded) []byte {
 	}
 	sort.Strings(extra)
 	cols = append(cols, extra...)
-	isBool := map[string]bool{}
-	for _, c := range cols {
-		isBool[c] = true
-	}
-	for _, r := range idx.rows {
-		for _, c := range cols {
-			if v, ok := r.fields[c]; ok && string(v) != "true" && string(v) != "false" {
-				isBool[c] = false
-			}
-		}
-	}
 	var bools, others []string
 	for _, c := range cols {
-		if isBool[c] && len(bools) < 52 { // bits of a JavaScript number
+		if !notBool[c] && len(bools) < 52 { // bits of a JavaScript number
 			bools = append(bools, c)
 		} else {
 			others = append(others, c)
@@ -411,24 +411,25 @@ func (idx *trialIndex) pageData(e *embedded) []byte {
 		valID[i] = map[string]int{}
 	}
 	rows := make([][]int64, len(idx.rows))
-	for ri, r := range idx.rows {
+	for ri := range idx.rows {
+		fields := fieldsOf(ri)
 		row := make([]int64, 0, len(others)+1)
 		var flags int64
 		for bi, c := range bools {
-			if string(r.fields[c]) == "true" {
+			if string(fields[c]) == "true" {
 				flags |= 1 << bi
 			}
 		}
 		row = append(row, flags)
 		for ci, c := range others {
-			v, ok := r.fields[c]
+			v, ok := fields[c]
 			if !ok {
 				row = append(row, -1)
 				continue
 			}
 			if c == "trace" {
 				// The usual paths are rebuilt by the script.
-				base := "traces/" + unquote(r.fields["trial_id"]) + ".jsonl"
+				base := "traces/" + unquote(fields["trial_id"]) + ".jsonl"
 				if p := unquote(v); p == base {
 					row = append(row, -2)
 					continue
