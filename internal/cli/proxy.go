@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -358,12 +359,16 @@ func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcp
 	return s, &sev, nil
 }
 
+// serveStdioServer serves the proxy on stdin/stdout over mcpconn's stdio
+// framing, which decodes each message once (the SDK's IOTransport costs
+// three 32 KiB decoder buffers per message, on every call).
 func serveStdioServer(ctx context.Context, env *Env, srv *mcp.Server) error {
-	err := serveStdio(ctx, env, srv)
-	if err != nil {
-		return fmt.Errorf("mcpsec proxy over stdio: %w", errors.Unwrap(err))
+	err := srv.Run(ctx, mcpconn.ServerTransport(env.Stdin, env.Stdout, 0))
+	// A client closing stdin, or an interrupt, is the normal end.
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("mcpsec proxy over stdio: %w", err)
 }
 
 func newProxyApproveCmd(env *Env) *cobra.Command {

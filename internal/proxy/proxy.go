@@ -8,6 +8,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -117,8 +118,9 @@ type served struct {
 	tool agent.Tool
 	up   *upstream
 	// key identifies exactly what the client was given (to tell a real
-	// change from a re-listing of the same definition).
-	key string
+	// change from a re-listing of the same definition): the wire bytes.
+	key  string
+	wire json.RawMessage
 }
 
 // Start connects every upstream (in parallel), judges the first listing
@@ -278,18 +280,19 @@ func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if err := p.refresh(ctx); err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpsec proxy: " + err.Error()}
 			}
+			// Served from the upstreams' own bytes, not from the SDK's
+			// registry, whose Tool type drops what it does not know.
+			return p.listResult(), nil
 		case "tools/call":
-			// A client that still calls a tool the proxy withheld (it
-			// listed before the tool changed) learns why, instead of
-			// reading "unknown tool".
 			if params, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && params != nil {
-				p.mu.Lock()
-				why, held := p.withheld[params.Name]
-				p.mu.Unlock()
-				if held {
-					p.opts.Audit.Log(Record{Decision: DecisionCallDenied, ClientName: params.Name, Rule: "withheld", Evidence: why, Arguments: params.Arguments})
-					return blocked("withheld", why), nil
+				res, raw, err := p.call(ctx, params.Name, params.Arguments)
+				if err != nil {
+					return nil, err
 				}
+				if raw != nil {
+					return &rawResult{raw: raw}, nil
+				}
+				return res, nil
 			}
 		}
 		return next(ctx, method, req)
@@ -415,7 +418,8 @@ func (p *Proxy) install(all, offered []agent.Tool, raws map[string]json.RawMessa
 	kept := map[string]bool{}
 	for _, t := range offered {
 		raw := raws[t.Server+"\x00"+t.Def.Name]
-		mt, key, err := clientTool(t, raw)
+		mt, wire, err := clientTool(t, raw)
+		key := string(wire)
 		fp := catalog.Fingerprint(t.Def)
 		if err == nil && next[t.ModelName] != nil {
 			err = fmt.Errorf("the name %q is listed twice", t.ModelName)
@@ -424,7 +428,7 @@ func (p *Proxy) install(all, offered []agent.Tool, raws map[string]json.RawMessa
 			p.verdict(DecisionToolWithheld, t, fp, "invalid_definition", err.Error())
 			continue
 		}
-		s := &served{tool: t, up: byUp[t.Server], key: key}
+		s := &served{tool: t, up: byUp[t.Server], key: key, wire: wire}
 		next[t.ModelName] = s
 		kept[t.Server+"\x00"+t.Def.Name] = true
 		if old := p.served[t.ModelName]; old != nil && old.key == key {
@@ -534,48 +538,105 @@ func rawFingerprint(raw json.RawMessage) string {
 	return catalog.Fingerprint(t)
 }
 
-// clientTool builds the definition the client is given. A tool no
-// transform changed is passed with the upstream's own bytes for its
-// schemas; a changed one is rebuilt from the judged definition. Fields
-// mcpsec does not judge (_meta, icons) are not passed.
-func clientTool(t agent.Tool, raw json.RawMessage) (*mcp.Tool, string, error) {
-	var body []byte
-	if raw != nil && catalog.Fingerprint(t.Def) == rawFingerprint(raw) {
-		body = raw
-	} else {
-		b, err := json.Marshal(t.Def)
+// judgedFields are the members of a tool definition the transforms judge
+// (and may rewrite); every other member is relayed as the server sent it.
+var judgedFields = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
+
+// clientTool builds the definition the client is given: the upstream's
+// own JSON object for the tool, byte for byte (execution, _meta, icons
+// and members no SDK knows included), with only what the proxy changed
+// replaced: the name in a gateway, the judged members of a tool a
+// transform rewrote (redaction). It returns the SDK's view of it (for
+// the registry that routes calls and announces changes) and the wire
+// bytes tools/list serves.
+func clientTool(t agent.Tool, raw json.RawMessage) (*mcp.Tool, json.RawMessage, error) {
+	def, err := json.Marshal(t.Def)
+	if err != nil {
+		return nil, nil, err
+	}
+	if raw == nil {
+		raw = def
+	}
+	fs, err := objectFields(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("definition: %w", err)
+	}
+	if catalog.Fingerprint(t.Def) != rawFingerprint(raw) {
+		judged, err := objectFields(def)
 		if err != nil {
-			return nil, "", err
+			return nil, nil, fmt.Errorf("definition: %w", err)
 		}
-		body = b
+		for _, k := range judgedFields {
+			fs = setField(fs, k, getField(judged, k))
+		}
+	}
+	var upName string
+	if err := json.Unmarshal(getField(fs, "name"), &upName); err != nil || upName != t.ModelName {
+		n, _ := json.Marshal(t.ModelName)
+		fs = setField(fs, "name", n)
+	}
+	wire := raw
+	if len(fs) == 0 || !sameFields(raw, fs) {
+		if wire, err = joinFields(fs); err != nil {
+			return nil, nil, err
+		}
 	}
 	var parts struct {
-		Name         string               `json:"name"`
 		Title        string               `json:"title"`
 		Description  string               `json:"description"`
 		InputSchema  json.RawMessage      `json:"inputSchema"`
 		OutputSchema json.RawMessage      `json:"outputSchema"`
 		Annotations  *mcp.ToolAnnotations `json:"annotations"`
 	}
-	if err := json.Unmarshal(body, &parts); err != nil {
-		return nil, "", fmt.Errorf("definition: %w", err)
+	if err := json.Unmarshal(wire, &parts); err != nil {
+		return nil, nil, fmt.Errorf("definition: %w", err)
 	}
 	if len(parts.InputSchema) == 0 || string(parts.InputSchema) == "null" {
-		return nil, "", errors.New("definition has no inputSchema")
+		return nil, nil, errors.New("definition has no inputSchema")
 	}
 	if t.Def.InputSchema["type"] != "object" {
-		return nil, "", errors.New(`inputSchema is not of type "object"`)
+		return nil, nil, errors.New(`inputSchema is not of type "object"`)
 	}
 	mt := &mcp.Tool{Name: t.ModelName, Title: parts.Title, Description: parts.Description, Annotations: parts.Annotations,
 		InputSchema: parts.InputSchema}
 	if len(parts.OutputSchema) > 0 && string(parts.OutputSchema) != "null" {
 		mt.OutputSchema = parts.OutputSchema
 	}
-	key, err := json.Marshal(mt)
-	if err != nil {
-		return nil, "", err
+	return mt, wire, nil
+}
+
+// sameFields reports whether fs is still exactly the object raw holds.
+func sameFields(raw json.RawMessage, fs []field) bool {
+	orig, err := objectFields(raw)
+	if err != nil || len(orig) != len(fs) {
+		return false
 	}
-	return mt, string(key), nil
+	for i := range orig {
+		if orig[i].key != fs[i].key || !bytes.Equal(orig[i].val, fs[i].val) {
+			return false
+		}
+	}
+	return true
+}
+
+// listResult is the client's tools/list answer: every offered tool's
+// wire bytes, in name order, on one page.
+func (p *Proxy) listResult() *rawResult {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	names := make([]string, 0, len(p.served))
+	for n := range p.served {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	b := []byte(`{"tools":[`)
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, p.served[n].wire...)
+	}
+	return &rawResult{raw: append(b, "]}"...)}
 }
 
 // addTool registers a tool, turning the SDK's panic on a definition it
@@ -611,31 +672,60 @@ func (p *Proxy) logNotes(notes []agent.Note, callID string, args json.RawMessage
 	}
 }
 
-// handle relays one tools/call after the call policies allow it.
+// handle is the registry's handler for a tool; calls reach p.call
+// through the middleware before the registry, so it only serves a caller
+// that bypasses that.
 func (p *Proxy) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	name := req.Params.Name
-	args := req.Params.Arguments
+	res, raw, err := p.call(ctx, req.Params.Name, req.Params.Arguments)
+	if err != nil || raw == nil {
+		return res, err
+	}
+	var out mcp.CallToolResult
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// call relays one tools/call after the call policies allow it. The
+// result is the upstream's own bytes (raw) unless the proxy answered
+// itself or a result transform rewrote it (res).
+func (p *Proxy) call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, json.RawMessage, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
 	p.mu.Lock()
 	s := p.served[name]
+	why, held := p.withheld[name]
 	p.seq++
 	id := "call-" + strconv.Itoa(p.seq)
 	p.mu.Unlock()
 	if s == nil {
+		if held {
+			// A client that still calls a tool the proxy withheld (it
+			// listed before the tool changed) learns why, instead of
+			// reading "unknown tool".
+			p.opts.Audit.Log(Record{Decision: DecisionCallDenied, ClientName: name, Rule: "withheld", Evidence: why, CallID: id, Arguments: args})
+			return blocked("withheld", why), nil, nil
+		}
 		p.opts.Audit.Log(Record{Decision: DecisionCallDenied, ClientName: name, Rule: "not_offered", CallID: id, Arguments: args})
-		return blocked("not_offered", fmt.Sprintf("no tool named %q is offered", name)), nil
+		return blocked("not_offered", fmt.Sprintf("no tool named %q is offered", name)), nil, nil
 	}
 	call := agent.Call{ID: id, Server: s.tool.Server, Tool: s.tool.Def.Name, ModelName: name, Arguments: args}
 	rec := Record{Server: call.Server, Tool: call.Tool, ClientName: name, CallID: id, Arguments: args}
 
-	p.mu.Lock()
-	d, notes := agent.Decide(p.opts.Seams.Policy, call, p.history)
-	if !d.Allow {
-		p.history.Calls = append(p.history.Calls, agent.CallRecord{Call: call, Blocked: true})
+	// The history is what taint and flow policies read; without a call
+	// policy nothing reads it, and keeping it would only grow.
+	track := len(p.opts.Seams.Policy) > 0
+	d, notes := agent.Allow, []agent.Note(nil)
+	if track {
+		p.mu.Lock()
+		d, notes = agent.Decide(p.opts.Seams.Policy, call, p.history)
+		if !d.Allow {
+			p.history.Calls = append(p.history.Calls, agent.CallRecord{Call: call, Blocked: true})
+		}
+		p.mu.Unlock()
 	}
-	p.mu.Unlock()
 	p.logNotes(notes, id, nil)
 	if !d.Allow {
 		rec.Decision, rec.Rule, rec.Reason, rec.Evidence = DecisionCallDenied, d.Rule, d.Reason, evidenceOf(notes)
@@ -644,20 +734,23 @@ func (p *Proxy) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		if ev := evidenceOf(notes); ev != "" {
 			why += ": " + ev
 		}
-		return blocked(d.Rule, why), nil
+		return blocked(d.Rule, why), nil, nil
 	}
 	c, err := s.up.get()
 	if err != nil {
 		rec.Decision, rec.Rule, rec.Evidence = DecisionCallFailed, "fail_closed", err.Error()
 		p.opts.Audit.Log(rec)
-		return failed(fmt.Sprintf("upstream server %s is unavailable: %v", call.Server, err)), nil
+		return failed(fmt.Sprintf("upstream server %s is unavailable: %v", call.Server, err)), nil, nil
 	}
 	rec.Decision, rec.Rule, rec.Reason = DecisionCallAllowed, d.Rule, d.Reason
-	p.opts.Audit.Log(rec)
+	// The allow record is synced while the call travels; the client gets
+	// no result before the record is durable.
+	ticket := p.opts.Audit.Append(rec)
 	res, err := c.CallTool(ctx, call.Tool, args)
+	p.opts.Audit.Wait(ticket)
 	if err != nil {
 		if errors.Is(err, mcpconn.ErrToolError) {
-			return nil, err
+			return nil, nil, err
 		}
 		if fatal(err) {
 			p.upstreamFailed(s.up, "tools/call "+call.Tool, err)
@@ -665,21 +758,23 @@ func (p *Proxy) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 			_ = p.refresh(context.WithoutCancel(ctx))
 		}
 		p.opts.Audit.Log(Record{Decision: DecisionCallFailed, Server: call.Server, Tool: call.Tool, ClientName: name, CallID: id, Rule: "fail_closed", Evidence: err.Error()})
-		return failed(fmt.Sprintf("upstream server %s failed on %s: %v", call.Server, call.Tool, err)), nil
+		return failed(fmt.Sprintf("upstream server %s failed on %s: %v", call.Server, call.Tool, err)), nil, nil
 	}
 	raw := agent.Result{Text: res.Text, IsError: res.IsError}
-	p.mu.Lock()
-	p.history.Calls = append(p.history.Calls, agent.CallRecord{Call: call, Raw: raw})
-	p.mu.Unlock()
+	if track {
+		p.mu.Lock()
+		p.history.Calls = append(p.history.Calls, agent.CallRecord{Call: call, Raw: raw})
+		p.mu.Unlock()
+	}
+	if len(p.opts.Seams.Results) == 0 {
+		return nil, res.Raw, nil
+	}
 	shown, rnotes := agent.ApplyResults(p.opts.Seams.Results, call, raw)
 	p.logNotes(rnotes, id, nil)
 	if shown == raw {
-		var out mcp.CallToolResult
-		if err := json.Unmarshal(res.Raw, &out); err == nil {
-			return &out, nil
-		}
+		return nil, res.Raw, nil
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: shown.Text}}, IsError: shown.IsError}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: shown.Text}}, IsError: shown.IsError}, nil, nil
 }
 
 func evidenceOf(notes []agent.Note) string {

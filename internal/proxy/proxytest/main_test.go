@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +34,10 @@ const (
 	envInner = "MCPSEC_PROXYTEST_INNER"
 	envPid   = "MCPSEC_PROXYTEST_PIDFILE"
 	envDump  = "MCPSEC_PROXYTEST_ENVFILE" // write the environment here first
+	// envProfile makes the process run from envArgs (the proxy in the
+	// benchmarks) write a CPU profile there, for finding its per-call cost:
+	//	MCPSEC_PROXYTEST_CPUPROFILE=/tmp/proxy.prof go test -run '^$' -bench ToolsCall/proxy ...
+	envProfile = "MCPSEC_PROXYTEST_CPUPROFILE"
 )
 
 func TestMain(m *testing.M) {
@@ -51,6 +56,22 @@ func TestMain(m *testing.M) {
 		if err := json.Unmarshal([]byte(spec), &args); err != nil {
 			fmt.Fprintln(os.Stderr, "proxytest: bad argument list:", err)
 			os.Exit(2)
+		}
+		if f := os.Getenv(envProfile); f != "" && os.Getenv(envArgs) != "" {
+			if out, err := os.Create(f); err == nil && pprof.StartCPUProfile(out) == nil {
+				code := cli.Run(args, os.Stdin, os.Stdout, os.Stderr)
+				pprof.StopCPUProfile()
+				out.Close()
+				if hf, err := os.Create(f + ".allocs"); err == nil {
+					_ = pprof.Lookup("allocs").WriteTo(hf, 0)
+					hf.Close()
+				}
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				_ = os.WriteFile(f+".gc", fmt.Appendf(nil, "gc cycles %d, heap in use %d MiB, total alloc %d MiB, gc pause total %v\n",
+					ms.NumGC, ms.HeapInuse>>20, ms.TotalAlloc>>20, time.Duration(ms.PauseTotalNs)), 0o600)
+				os.Exit(code)
+			}
 		}
 		os.Exit(cli.Run(args, os.Stdin, os.Stdout, os.Stderr))
 	}
