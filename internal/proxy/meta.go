@@ -19,6 +19,8 @@ const (
 	DecisionPromptWithheld   = "prompt_withheld"
 	DecisionResourcePassed   = "resource_passed"
 	DecisionResourceWithheld = "resource_withheld"
+	DecisionTemplatePassed   = "resource_template_passed"
+	DecisionTemplateWithheld = "resource_template_withheld"
 )
 
 // servedPrompt and servedResource remember what the client was given.

@@ -22,7 +22,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/mcpsec/mcpsec/internal/cli"
+	"github.com/mcpsec/mcpsec/internal/proxy"
 )
 
 // The test binary runs mcpsec with the JSON argument list in envArgs, or
@@ -175,4 +178,84 @@ func assertGone(t *testing.T, pidFile string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("process %d (%s) still exists", pid, filepath.Base(pidFile))
+}
+
+// auditSchema is the published schema of an audit line.
+const auditSchema = "../../../schema/proxy-audit.schema.json"
+
+// compileAuditSchema compiles the audit line's schema with a real
+// validator, formats asserted.
+func compileAuditSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	raw, err := os.ReadFile(auditSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", auditSchema, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	id, _ := doc.(map[string]any)["$id"].(string)
+	if id != fmt.Sprintf("https://mcpsec.invalid/schema/proxy-audit/%d", proxy.AuditVersion) {
+		t.Fatalf("%s: $id %q does not carry version %d", auditSchema, id, proxy.AuditVersion)
+	}
+	if err := c.AddResource(id, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(id)
+	if err != nil {
+		t.Fatalf("compile %s: %v", auditSchema, err)
+	}
+	return sch
+}
+
+// validateAudit checks every line of an audit log the proxy wrote against
+// schema/proxy-audit.schema.json and returns how often each decision
+// occurs.
+func validateAudit(t *testing.T, path string) map[string]int {
+	t.Helper()
+	sch := compileAuditSchema(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for i, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+		if err != nil {
+			t.Fatalf("%s line %d: not JSON: %v", path, i+1, err)
+		}
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("%s line %d does not match %s:\n%v", path, i+1, auditSchema, err)
+		}
+		var rec proxy.Record
+		_ = json.Unmarshal(line, &rec)
+		seen[rec.Decision]++
+	}
+	return seen
+}
+
+// TestAuditSchemaRejects: lines the proxy must never write fail the
+// schema (so that validateAudit can fail).
+func TestAuditSchemaRejects(t *testing.T) {
+	sch := compileAuditSchema(t)
+	for _, bad := range []string{
+		`{"v":2,"time":"2026-11-30T10:00:00Z","decision":"started"}`,
+		`{"v":1,"time":"yesterday","decision":"started"}`,
+		`{"v":1,"time":"2026-11-30T10:00:00Z","decision":"tool_allowed"}`,
+		`{"v":1,"time":"2026-11-30T10:00:00Z","decision":"started","extra":1}`,
+		`{"v":1,"time":"2026-11-30T10:00:00Z","decision":"tool_passed","server":"s","tool":"t","client_name":"t"}`,
+		`{"v":1,"time":"2026-11-30T10:00:00Z","decision":"call_denied","client_name":"t","call_id":"call-1"}`,
+	} {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sch.Validate(v) == nil {
+			t.Errorf("schema accepts %s", bad)
+		}
+	}
 }
