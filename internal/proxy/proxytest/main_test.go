@@ -41,6 +41,9 @@ const (
 	// benchmarks) write a CPU profile there, for finding its per-call cost:
 	//	MCPSEC_PROXYTEST_CPUPROFILE=/tmp/proxy.prof go test -run '^$' -bench ToolsCall/proxy ...
 	envProfile = "MCPSEC_PROXYTEST_CPUPROFILE"
+	// envStubborn makes the process outlive its stdin: a server that does
+	// not exit when its client goes away.
+	envStubborn = "MCPSEC_PROXYTEST_STUBBORN"
 )
 
 func TestMain(m *testing.M) {
@@ -76,7 +79,11 @@ func TestMain(m *testing.M) {
 				os.Exit(code)
 			}
 		}
-		os.Exit(cli.Run(args, os.Stdin, os.Stdout, os.Stderr))
+		code := cli.Run(args, os.Stdin, os.Stdout, os.Stderr)
+		if os.Getenv(envStubborn) != "" {
+			select {}
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -170,9 +177,17 @@ func assertGone(t *testing.T, pidFile string) {
 		return
 	}
 	pid, _ := strconv.Atoi(string(b))
-	for range 1000 {
+	// Up to 30 s: a killed process is gone within milliseconds.
+	for range 3000 {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return
+		}
+		// A dead process whose parent died too is a zombie until the
+		// init process reaps it: it runs nothing any more.
+		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			if f := bytes.Fields(st[bytes.LastIndexByte(st, ')')+1:]); len(f) > 0 && string(f[0]) == "Z" {
+				return
+			}
 		}
 		runtime.Gosched()
 		time.Sleep(10 * time.Millisecond)
