@@ -3,7 +3,6 @@ package mcpconn
 import (
 	"os/exec"
 	"runtime"
-	"sync"
 	"syscall"
 )
 
@@ -23,20 +22,17 @@ type spawnJob struct {
 	done chan error
 }
 
-var (
-	spawnOnce sync.Once
-	spawnJobs chan spawnJob
-)
+// spawnJobs feeds the spawner, which starts with the process (not at the
+// first server) so that it is never mistaken for a leaked goroutine.
+var spawnJobs = make(chan spawnJob)
+
+func init() { go spawner() }
 
 func startCmd(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	spawnOnce.Do(func() {
-		spawnJobs = make(chan spawnJob)
-		go spawner()
-	})
 	j := spawnJob{cmd: cmd, done: make(chan error, 1)}
 	spawnJobs <- j
 	return <-j.done

@@ -84,6 +84,8 @@ type Proxy struct {
 	reasons   map[string][2]string
 	prompts   map[string]*servedPrompt
 	resources map[string]*servedResource
+	templates map[string]*servedTemplate // by URI template
+	subs      map[subKey]int             // client subscriptions forwarded upstream
 	history   agent.History
 	seq       int
 	listed    bool
@@ -152,13 +154,22 @@ func Start(ctx context.Context, opts Options) (*Proxy, error) {
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if opts.ScanMeta != nil {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
-		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true}
 	}
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "mcpsec-proxy", Version: opts.Version}, &mcp.ServerOptions{
+	sopts := &mcp.ServerOptions{
 		Instructions: opts.Seams.SystemPreamble,
 		Logger:       slog.New(slog.DiscardHandler),
 		Capabilities: caps,
-	})
+	}
+	if opts.ScanMeta != nil {
+		sopts.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
+			return p.subscribe(ctx, req.Params.URI, true)
+		}
+		sopts.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+			return p.subscribe(ctx, req.Params.URI, false)
+		}
+	}
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "mcpsec-proxy", Version: opts.Version}, sopts)
 	p.server.AddReceivingMiddleware(p.middleware)
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
@@ -241,6 +252,7 @@ func (p *Proxy) Offered() []string {
 func (p *Proxy) watch(ctx context.Context, u *upstream, c *mcpconn.Conn) {
 	defer p.watchers.Done()
 	for {
+		var relist func()
 		select {
 		case <-ctx.Done():
 			return
@@ -248,19 +260,25 @@ func (p *Proxy) watch(ctx context.Context, u *upstream, c *mcpconn.Conn) {
 			if !ok {
 				return
 			}
-			if _, err := u.get(); err != nil {
-				return
-			}
-			_ = p.refreshOnly(ctx, u)
-			// A server may announce changes without end; re-list it at
-			// most this often.
-			t := time.NewTimer(minRelistGap)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
+			relist = func() { _ = p.refreshOnly(ctx, u) }
+		case <-c.MetaChanged():
+			relist = func() { p.refreshMeta(ctx, u) }
+		case <-c.Updated():
+			p.forwardUpdated(ctx, u, c.TakeUpdated())
+			continue
+		}
+		if _, err := u.get(); err != nil {
+			return
+		}
+		relist()
+		// A server may announce changes without end; re-list it at
+		// most this often.
+		t := time.NewTimer(minRelistGap)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
 		}
 	}
 }
