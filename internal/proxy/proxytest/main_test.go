@@ -47,6 +47,10 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envRawServer) != "" && os.Getenv(envArgs) == "" {
+		serveRaw(os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
 	spec := os.Getenv(envArgs)
 	if spec == "" {
 		spec = os.Getenv(envInner)
