@@ -144,18 +144,23 @@ func runProxy(cmd *cobra.Command, env *Env, pf proxyFlags, args []string) error 
 		}
 		defer audit.Close()
 	}
-	p, err := proxy.Start(ctx, proxy.Options{Upstreams: srcs, Conn: env.defaultConn(), Seams: seams,
+	// Served at once: the client's initialize is answered while the
+	// upstreams start and the scanner builds its indexes; its first
+	// tools/list waits for the judged listing.
+	p, err := proxy.Begin(ctx, proxy.Options{Upstreams: srcs, Conn: env.defaultConn(), Seams: seams,
 		Audit: audit, Log: env.Stderr, Version: Version, ScanMeta: metaAt})
-	if p == nil {
+	if err != nil {
 		return inputErr(err)
 	}
 	defer p.Close()
-	if err != nil {
-		// Served anyway: the client's tools/list gets this error rather
-		// than an unjudged catalog or a vanished server.
-		fmt.Fprintf(env.Stderr, "mcpsec proxy: %v\n", err)
-	}
-	fmt.Fprintf(env.Stderr, "mcpsec proxy: offering %d tool(s) from %d upstream server(s)\n", len(p.Offered()), len(srcs))
+	go func() {
+		if err := p.StartErr(); err != nil {
+			// Served anyway: the client's tools/list gets this error rather
+			// than an unjudged catalog or a vanished server.
+			fmt.Fprintf(env.Stderr, "mcpsec proxy: %v\n", err)
+		}
+		fmt.Fprintf(env.Stderr, "mcpsec proxy: offering %d tool(s) from %d upstream server(s)\n", len(p.Offered()), len(srcs))
+	}()
 	if ln == nil {
 		return serveStdioServer(ctx, env, p.Server())
 	}

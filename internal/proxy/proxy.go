@@ -91,6 +91,13 @@ type Proxy struct {
 	listed    bool
 	cancel    context.CancelFunc
 	watchers  sync.WaitGroup
+
+	// ready is closed once the upstreams are started and their first
+	// listing judged (startErr says how that went); freshAt is when, until
+	// a client's tools/list is served from it.
+	ready    chan struct{}
+	startErr error
+	freshAt  time.Time
 }
 
 type upstream struct {
@@ -131,6 +138,20 @@ type served struct {
 // then the proxy is returned so that clients get an error on tools/list
 // instead of an unjudged catalog.
 func Start(ctx context.Context, opts Options) (*Proxy, error) {
+	p, err := Begin(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	<-p.ready
+	return p, p.startErr
+}
+
+// Begin is Start without the wait: it returns as soon as the options are
+// checked, with the upstreams starting and the scanner building its
+// indexes in the background, so that the client's initialize is answered
+// meanwhile. Every request but initialize and ping waits for the first
+// judged listing (Ready); nothing unjudged is served in the meantime.
+func Begin(ctx context.Context, opts Options) (*Proxy, error) {
 	if len(opts.Upstreams)+len(opts.Attached) == 0 {
 		return nil, fmt.Errorf("%w: no upstream server given", ErrConfig)
 	}
@@ -150,7 +171,7 @@ func Start(ctx context.Context, opts Options) (*Proxy, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	p := &Proxy{opts: opts, served: map[string]*served{}, withheld: map[string]string{}, logged: map[string]bool{}}
+	p := &Proxy{opts: opts, served: map[string]*served{}, withheld: map[string]string{}, logged: map[string]bool{}, ready: make(chan struct{})}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if opts.ScanMeta != nil {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
@@ -177,10 +198,31 @@ func Start(ctx context.Context, opts Options) (*Proxy, error) {
 	for _, c := range opts.Attached {
 		p.ups = append(p.ups, &upstream{name: c.Name(), conn: c})
 	}
-	var wg sync.WaitGroup
 	for _, src := range opts.Upstreams {
-		u := &upstream{name: src.Name, src: src}
-		p.ups = append(p.ups, u)
+		p.ups = append(p.ups, &upstream{name: src.Name, src: src})
+	}
+	go p.start(ctx, wctx)
+	return p, nil
+}
+
+// Ready is closed once the first listing is judged.
+func (p *Proxy) Ready() <-chan struct{} { return p.ready }
+
+// StartErr is Start's error, valid once Ready is closed.
+func (p *Proxy) StartErr() error {
+	<-p.ready
+	return p.startErr
+}
+
+func (p *Proxy) start(ctx, wctx context.Context) {
+	defer close(p.ready)
+	opts := p.opts
+	var wg sync.WaitGroup
+	for _, u := range p.ups {
+		if u.src.Name == "" {
+			continue // attached
+		}
+		src := u.src
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -197,13 +239,18 @@ func Start(ctx context.Context, opts Options) (*Proxy, error) {
 	wg.Wait()
 	p.opts.Audit.Log(Record{Decision: DecisionStarted, Evidence: fmt.Sprintf("%d upstream server(s)", len(p.ups))})
 	err := p.refresh(ctx)
+	p.mu.Lock()
+	p.startErr = err
+	if err == nil {
+		p.freshAt = time.Now()
+	}
+	p.mu.Unlock()
 	for _, u := range p.ups {
 		if c, uerr := u.get(); uerr == nil && c != nil {
 			p.watchers.Add(1)
 			go p.watch(wctx, u, c)
 		}
 	}
-	return p, err
 }
 
 // Server is the MCP server the client talks to.
@@ -211,6 +258,8 @@ func (p *Proxy) Server() *mcp.Server { return p.server }
 
 // Close stops watching and closes every upstream (reaping its process).
 func (p *Proxy) Close() error {
+	// Upstreams still starting would be missed (and leak).
+	<-p.ready
 	p.cancel()
 	// In parallel: each Close may wait out a grace period for its server
 	// to exit, and a client that stops the proxy will not wait for the
@@ -283,6 +332,9 @@ func (p *Proxy) watch(ctx context.Context, u *upstream, c *mcpconn.Conn) {
 	}
 }
 
+// freshFor is how long the start-up listing counts as just judged.
+const freshFor = 2 * time.Second
+
 // minRelistGap bounds how often one upstream's list_changed makes the
 // proxy re-list it.
 const minRelistGap = 100 * time.Millisecond
@@ -294,9 +346,28 @@ const minRelistGap = 100 * time.Millisecond
 func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
+		case "initialize", "notifications/initialized", "ping":
+		default:
+			select {
+			case <-p.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		switch method {
 		case "tools/list":
-			if err := p.refresh(ctx); err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpsec proxy: " + err.Error()}
+			// The listing judged at start-up is served as it is to a
+			// tools/list that follows it at once (a client's first, right
+			// after initialize); every other tools/list re-lists and
+			// re-judges.
+			p.mu.Lock()
+			fresh := !p.freshAt.IsZero() && time.Since(p.freshAt) < freshFor
+			p.freshAt = time.Time{}
+			p.mu.Unlock()
+			if !fresh {
+				if err := p.refresh(ctx); err != nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpsec proxy: " + err.Error()}
+				}
 			}
 			// Served from the upstreams' own bytes, not from the SDK's
 			// registry, whose Tool type drops what it does not know.
