@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cloudflare/ahocorasick"
+	"github.com/mcpsec/mcpsec/internal/keyword"
 )
 
 // splitSentences cuts text into sentences at line breaks and at sentence
@@ -224,25 +224,34 @@ var hintPatterns = func() ([]string, []int) {
 	return pats, kinds
 }
 
-type hintIndex struct {
-	matcher *ahocorasick.Matcher
-	kinds   []int
-}
-
 // hintIndexOnce builds the raw-hint automaton on first use, like the
 // lexicon's: processes that never scan do not pay for it.
-var hintIndexOnce = sync.OnceValue(func() *hintIndex {
+var hintIndexOnce = sync.OnceValue(buildHints)
+
+func buildHints() *keyword.Index {
 	pats, kinds := hintPatterns()
-	return &hintIndex{matcher: ahocorasick.NewStringMatcher(pats), kinds: kinds}
-})
+	// A pattern listed under two hints ("secret", "private") signals
+	// only the hint it is listed under last: that is what the scanner's
+	// first automaton did (a repeated pattern kept its last index), and
+	// the rules were measured with it.
+	last := make(map[string]int, len(pats))
+	for i, p := range pats {
+		last[p] = i
+	}
+	var ps []string
+	var vs []uint64
+	for i, p := range pats {
+		if last[p] == i {
+			ps = append(ps, p)
+			vs = append(vs, uint64(kinds[i]))
+		}
+	}
+	return keyword.New(ps, vs)
+}
 
 // rawHints returns the hint bits present in lower-cased text.
 func rawHints(lower string) int {
-	h := 0
-	hi := hintIndexOnce()
-	for _, i := range hi.matcher.MatchThreadSafe([]byte(lower)) {
-		h |= hi.kinds[i]
-	}
+	h := int(hintIndexOnce().UnionString(lower))
 	if h&hintEnv != 0 && dotEnv.MatchString(lower) {
 		h |= hintFile
 	}
