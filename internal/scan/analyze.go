@@ -653,7 +653,7 @@ func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
 	if f&fSafetyObj != 0 && f&(fModeSwitch|fRole) == 0 && sc.cur.ownSafetyOption() {
 		f &^= fSafetyObj
 	}
-	if f&fPersonal != 0 && sc.cur.inContract(lower, sc.unitWords) {
+	if f&fPersonal != 0 && f&(fDest|fOutside|fDeclFlow) == 0 && sc.cur.inContract(lower, sc.unitWords) {
 		f &^= fPersonal | fSecretWeak
 	}
 	if f&fCtx != 0 && f&(fDest|fOutside|fSecret|fFile|fHide|fHideStrong) == 0 && !strings.Contains(lower, "system prompt") && sc.cur.inContract(lower, sc.unitWords) {
@@ -671,7 +671,7 @@ func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
 	if f&(fFlow|fRead|fCallTool) == 0 && configDoc(sentence, lower) {
 		return f &^ (src | fField)
 	}
-	if sc.cur.inContract(lower, sc.unitWords) {
+	if !movesOwnSecret(f) && sc.cur.inContract(lower, sc.unitWords) {
 		return f &^ src
 	}
 	return f

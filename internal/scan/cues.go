@@ -50,8 +50,27 @@ var fileExtensions = map[string]bool{"json": true, "yaml": true, "yml": true, "t
 	"lock": true, "mjs": true, "cjs": true, "tsx": true, "jsx": true, "rs": true, "java": true, "rb": true, "php": true, "css": true, "svg": true,
 	"docx": true, "xlsx": true, "pptx": true, "doc": true, "xls": true, "ppt": true, "bak": true, "tmp": true, "pem": true, "key": true, "crt": true}
 
+// movesOwnSecret reports a demand to read a secret or file and move it,
+// or to put its whole contents into a field: even a secret of the tool's
+// own topic (a login helper's saved credentials, a pod debugger's
+// kubeconfig) is exfiltrated that way.
+func movesOwnSecret(f feature) bool {
+	order := f&(fImper|fModal|fPrereq) != 0
+	return order && (f&(fRead|fFlow) == fRead|fFlow || f&fFlow != 0 && f&fField != 0 && f&(fContents|fUniversal|fVerbatim) != 0)
+}
+
+var (
+	outrankRe    = regexp.MustCompile(`\boutrank\w*\b|\b(?:take|takes|have|has) priority over\b`)
+	namedTokenRe = regexp.MustCompile(`\b(?:service[- ]account|account|cluster|bot|deploy|registry|personal access|session|bearer|jwt|refresh|access|auth|api)\s+tokens?\b`)
+	// Documents that identify a person.
+	personalDocRe = regexp.MustCompile(`\b(?:tax returns?|passport (?:scans?|cop(?:y|ies)|photos?|numbers?)|id (?:cards?|scans?)|bank statements?|pay ?slips?|medical (?:records?|reports?)|driver'?s licen[cs]es?)\b`)
+	// The user's personal folders.
+	personalFolderRe = regexp.MustCompile(`\b(?:the user's|your|their)\s+(?:\w+\s+(?:and\s+\w+\s+)?)?(?:documents|downloads|desktop|pictures|photos|home)\s+(?:folders?|director(?:y|ies))\b|~/(?:documents|downloads|desktop|pictures)\b`)
+	lookThroughRe    = regexp.MustCompile(`\b(?:look|search|go|dig|comb|rummage|browse)\s+through\b`)
+)
+
 // userDataRe names stores of the user's personal data as a whole.
-var userDataRe = regexp.MustCompile(`\b(?:address book|contact list|contacts list|location history|browsing history|search history|call log|call history|photo library|calendar entries|inbox contents)\b`)
+var userDataRe = regexp.MustCompile(`\b(?:address book|contact list|contacts list|location history|browsing history|search history|call log|call history|photo library|calendar entries|inbox contents|private (?:notes|details|descriptions|comments|messages|events|entries|fields|files|remarks))\b`)
 
 // Safeguard removal: the human check before an action (asking the user,
 // confirmation, approval, review) is declared unnecessary. Dropping it is
@@ -78,7 +97,7 @@ var (
 
 // massObjects are stores of the user's work and data: wiping all of them
 // is never one call's documented effect.
-const massObjects = `(?:notes|files|branches|namespaces|records|customers|data|databases?|repos|repositories|meetings|events|users|accounts|emails|messages|backups|history|contacts|documents|channels|projects|tables|volumes|buckets|pods|deployments|clusters|commits|tickets|issues|orders|invoices|photos|folders|directories|calendars?|workspaces?)\b`
+const massObjects = `(?:notes?|files?|branch(?:es)?|namespaces?|records?|customers?|data|databases?|repos?|repositor(?:y|ies)|meetings?|events?|users?|accounts?|emails?|messages?|backups?|history|contacts?|documents?|channels?|projects?|tables?|volumes?|buckets?|pods?|deployments?|clusters?|commits?|tickets?|issues?|orders?|invoices?|photos?|folders?|director(?:y|ies)|calendars?|workspaces?|subscriptions?)\b`
 
 // Mass destruction: a destructive verb whose object is everything (all,
 // every, entire, except, --all, rm -rf ~), or an account closed and its
@@ -86,10 +105,12 @@ const massObjects = `(?:notes|files|branches|namespaces|records|customers|data|d
 var (
 	massDestructRe = regexp.MustCompile(`\b(?:delet|remov|wip|eras|destroy|purg|shred|cancel|revok|uninstall|terminat|nuk)\w*\s+(?:\w+\s+){0,2}?(?:all|every|entire|whole)\s+(?:(?:other|of the|of their|of your|the|user|customer)\s+)?` + massObjects + `|` +
 		`\b(?:all|every|entire|whole)\s+(?:\w+\s+){0,2}?` + massObjects + `\s+(?:\w+\s+){0,2}?(?:is|are|be|get|gets|will be)\s+(?:\w+\s+)?(?:wiped|deleted|erased|destroyed|dropped|purged|removed|truncated|cancell?ed)\b|` +
-		`\b(?:delet|remov|wip|eras|destroy|purg)\w*\s+(?:every|all)\s+\w+\s+except\b|\brm\s+-[a-z]*r[a-z]*\s+(?:~|/|\$home|\*)|\bdelete\s+\w+\s+--all\b|` +
+		`\b(?:delet|remov|wip|eras|destroy|purg)\w*\s+(?:every|all)\s+\w+\s+except\b|\bdelete\s+\w+\s+--all\b|` +
 		`\bclos(?:e|es|ing)\s+(?:the|your|their|the user's)\s+(?:\w+\s+)?account\b|\bwithdraw\w*\s+(?:the|all|their|your)\s+(?:\w+\s+)?(?:balance|funds)\b`)
+	// Wiping the home directory or the root is no tool's own job.
+	homeWipeRe = regexp.MustCompile(`\brm\s+-[a-z]*r[a-z]*\s+(?:~|/|\$home|\*)(?:\s|$|[.;,])|\bformat (?:the )?(?:disk|drive)\b`)
 	// Triggers that fire a step on the user's small talk or on every run.
-	triggerRe = regexp.MustCompile(`\b(?:when|if) in doubt\b|\bwhenever\b|\bafter (?:every|each|any|all)\b|\b(?:once|twice) a (?:day|week|month)\b|\broutinely\b|\bregardless\b|\bas part of\b|\bwithout asking\b|\bdanach\b`)
+	triggerRe = regexp.MustCompile(`\b(?:when|if) in doubt\b|\bwhenever\b|\bafter (?:every|each|any|all)\b|\b(?:once|twice) a (?:day|week|month)\b|\broutinely\b|\bregardless\b|\bas part of\b|\bwithout asking\b|\bdanach\b|\bduring (?:each|every)\b`)
 	// A sentence that opens "Before doing X," frames a prerequisite.
 	beforeIngRe = regexp.MustCompile(`^(?:\W*)before \w+ing\b`)
 )
@@ -190,7 +211,7 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 	if has("ask", "check", "confirm", "consult", "wait", "approv", "review", "consent", "sign-off") && humanCheckDropped(lower) {
 		f |= fOvSafeVerb | fSafetyObj | fTamper | fUnreq
 	}
-	if has("address book", "contact", "history", "call log", "photo library", "calendar entries", "inbox contents") && userDataRe.MatchString(lower) {
+	if has("address book", "contact", "history", "call log", "photo library", "calendar entries", "inbox contents", "private ") && userDataRe.MatchString(lower) {
 		f |= fUserData
 	}
 	if has("restriction", "rule", "polic", "filter", "guideline", "limit", "safeguard", "guardrail", "constraint", "instruction", "principle") {
@@ -211,7 +232,30 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 		massDestructRe.MatchString(lower) && !sc.ownMassAction(lower) {
 		f |= fDestructDemand
 	}
-	if has("doubt", "whenever", "after ", " a day", " a week", " a month", "routinely", "regardless", "as part of", "without asking", "danach") && triggerRe.MatchString(lower) {
+	if has("rm ", "format") && homeWipeRe.MatchString(lower) {
+		f |= fDestructDemand
+	}
+	if has("outrank", "priority over") && outrankRe.MatchString(lower) {
+		f |= fOvVerb
+	}
+	if has("token") && namedTokenRe.MatchString(lower) {
+		f |= fSecret
+	}
+	if has("tax return", "passport", "id card", "statement", "slip", "medical", "driver") && personalDocRe.MatchString(lower) {
+		f |= fPersonal
+	}
+	if has("through") && lookThroughRe.MatchString(lower) {
+		f |= fRead
+		if lookThroughRe.FindStringIndex(lower)[0] == 0 {
+			f |= fImper
+		}
+	}
+	// The user's own folders are a source only when something is read
+	// from them; as an output directory they are just a place.
+	if (lex|f)&fRead != 0 && has("documents", "downloads", "desktop", "pictures", "photos", "home folder", "home director") && personalFolderRe.MatchString(lower) {
+		f |= fFile | fSrc
+	}
+	if has("doubt", "whenever", "after ", " a day", " a week", " a month", "routinely", "regardless", "as part of", "without asking", "danach", "during e") && triggerRe.MatchString(lower) {
 		f |= fUnreq
 	}
 	if has("before ") && beforeIngRe.MatchString(lower) {
@@ -233,16 +277,20 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 		if lex&(fTamper|fHide|fHideStrong|fDest|fPersonal|fDestructDemand) != 0 || f&(fTamper|fHide|fHideStrong|fDest|fOvSafeVerb|fDestructDemand) != 0 || otherBadRe.MatchString(lower) || sc.namesSelf(lower, tool) {
 			if sc.externalToolRef(sentence, server, tool) {
 				f |= fForeignTool
+				if otherBadRe.MatchString(lower) {
+					f |= fInstead // running a named tool down steers the model away from it
+				}
 				if f&fTamper != 0 {
 					f |= fImper // "for any send_payment call, raise the amount": an order about that call
 				}
 			}
 		}
 	}
-	if (lex|f)&(fAnyTool|fOtherTool|fForeignTool) != 0 || strings.Contains(lower, "one of them") {
-		if sc.hooksOthers(sentence, lower, tool, lex|f) {
-			f |= fSelfInsert
-		}
+	if sc.hooksOthers(sentence, lower, tool, lex|f) {
+		f |= fSelfInsert
+	}
+	if has("unreliable", "unsafe", "corrupt", "broken", "malicious", "compromised", "retired", "double-charg", "insecure", "known to", "treat", "no longer", "wrapper", "legacy path") && otherBadRe.MatchString(lower) {
+		f |= fDisparage
 	}
 	if has("the only", "the sole", "the one") && onlySelfRe.MatchString(lower) {
 		f |= fSelfRef | fUniversal
@@ -464,7 +512,9 @@ func (sc *scanner) hooksOthers(sentence, lower, self string, f feature) bool {
 		return false
 	}
 	if f&(fAnyTool|fOtherTool|fForeignTool) == 0 && !strings.Contains(lower, "one of them") {
-		return false
+		if other, foreign := sc.names.refs(sentence, "", self, sc.params()); !other && !foreign {
+			return false
+		}
 	}
 	if strings.Contains(lower, "this tool") || strings.Contains(lower, "through this") || strings.Contains(lower, "this one") {
 		return true
