@@ -573,6 +573,9 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	}
 	f |= sc.intentFeatures(sentence, lower, sc.unitHints, f)
 	f |= sc.cues(sentence, lower, server, tool, f)
+	if f&fNamesSibling != 0 && onlySelfSlugs(sentence, tool) {
+		f &^= fNamesSibling // the tool naming itself is not navigation to a sibling
+	}
 	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
 		f |= fAuthority
 	}

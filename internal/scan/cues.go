@@ -557,3 +557,27 @@ func (sc *scanner) choosesSelfByName(lower, self string) bool {
 	}
 	return false
 }
+
+// onlySelfSlugs reports a sentence whose only tool-like identifiers are
+// this tool's own name.
+func onlySelfSlugs(s, self string) bool {
+	if self == "" {
+		return false
+	}
+	for i := 0; i < len(s); {
+		if !isIdentByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isIdentByte(s[j]) {
+			j++
+		}
+		tok := strings.Trim(s[i:j], ".")
+		i = j
+		if strings.ContainsAny(tok, "_-") && toolLikeSlug(tok) && !strings.EqualFold(tok, self) {
+			return false
+		}
+	}
+	return true
+}
