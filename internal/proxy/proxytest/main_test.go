@@ -146,13 +146,28 @@ type tsProbe struct {
 		IsError bool   `json:"isError"`
 		Result  string `json:"result"`
 	} `json:"calls"`
+	Resources []string `json:"resources"`
+	Templates []string `json:"templates"`
+	Reads     []struct {
+		URI   string `json:"uri"`
+		Text  string `json:"text"`
+		Error string `json:"error"`
+	} `json:"reads"`
+	Updated string `json:"updated"`
 }
 
 // tsClient runs the official TypeScript client against argv (with env).
 func tsClient(t *testing.T, argv, env []string, calls ...[2]string) tsProbe {
 	t.Helper()
+	return tsClientFlags(t, []string{"--raw"}, argv, env, calls...)
+}
+
+// tsClientFlags is tsClient with the probe's own flags (--resources,
+// --read URI, --subscribe URI).
+func tsClientFlags(t *testing.T, flags, argv, env []string, calls ...[2]string) tsProbe {
+	t.Helper()
 	node, dir := interopDir(t)
-	args := []string{filepath.Join(dir, "ts_client.mjs"), "--raw"}
+	args := append([]string{filepath.Join(dir, "ts_client.mjs")}, flags...)
 	for _, c := range calls {
 		args = append(args, "--call", c[0], c[1])
 	}
