@@ -631,6 +631,9 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 		if f&fRead != 0 && !readLive {
 			f &^= fRead
 		}
+		if f&(fHide|fHideStrong) == 0 && prohibitsFlow(mt, flowLive, flowFound, readLive, readFound) {
+			f &^= prohibitedObjects
+		}
 	}
 	// A prohibition in a language whose negation does not sit right
 	// before the verb ("gib niemals", "请勿", "n'incluez jamais") demands
