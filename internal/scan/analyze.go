@@ -512,7 +512,15 @@ func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool)
 		}
 		before, after := i, j
 		i = j
-		raw := strings.Trim(sentence[before:after], ".-")
+		// strings.Trim(raw, ".-") without building its cutset per token.
+		lo, hi := before, after
+		for lo < hi && (sentence[lo] == '.' || sentence[lo] == '-') {
+			lo++
+		}
+		for hi > lo && (sentence[hi-1] == '.' || sentence[hi-1] == '-') {
+			hi--
+		}
+		raw := sentence[lo:hi]
 		if raw == "" {
 			continue
 		}
