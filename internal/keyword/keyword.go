@@ -12,38 +12,38 @@
 // The layout is compact on purpose: a general-purpose automaton with a
 // 256-way table per state costs kilobytes per state, and the scanner's
 // lexicon has about 16,000 states; that made the first scan of a process
-// cost a second and tens of megabytes. Here states are numbered in
-// breadth-first order, so the children of a state are consecutive and a
-// state costs one label byte, two int32 and one uint64. States with many
-// children (the root and the states right after a space) get a dense row
-// of 256 transitions that already follows failure links, which keeps the
-// busiest steps to one table lookup.
+// cost a second and tens of megabytes. Here most states (in the lexicon,
+// 13 in 16) have at most one child: such a state holds that child and its
+// byte, and a failure link. Only the root and the states that branch get
+// a dense row, indexed by byte class (the bytes that occur in no keyword
+// share one class) and with failure links already followed, so a
+// branching step is one table lookup.
 package keyword
 
 import (
 	"slices"
 	"strings"
+	"unsafe"
 )
 
-// denseMin is the number of children from which a state gets a dense row.
-// Below it a linear scan of the labels is as fast as a table.
-const denseMin = 6
+// state is one automaton state. A state with a dense row (row >= 0) finds
+// every transition in dense[row:row+classes]; any other has at most one
+// child and otherwise falls back to its failure target.
+type state struct {
+	row   int32
+	child int32 // the only child, 0 for none (the root is nobody's child)
+	fail  int32
+	label byte // the byte into child
+}
 
 // Index is an immutable keyword automaton; it is safe for concurrent use.
 type Index struct {
-	// first[s]..first[s+1] are the ids of the children of state s (one
-	// extra entry closes the last state's range).
-	first []int32
-	// label[t] is the byte on the edge into state t.
-	label []byte
-	fail  []int32
+	class   [256]uint16
+	classes int
+	states  []state
 	// out[s] is the union of the values of the keywords that are suffixes
 	// of the text spelled by state s.
-	out []uint64
-	// row[s] >= 0 is the index of the dense 256-entry row of state s in
-	// dense; each entry is the state after that byte, failure links
-	// already followed.
-	row   []int32
+	out   []uint64
 	dense []int32
 }
 
@@ -116,74 +116,115 @@ func New(patterns []string, values []uint64) *Index {
 	bfs := make([]int32, 0, n) // bfs[new] = old
 	newID := make([]int32, n)
 	bfs = append(bfs, 0)
-	ix := &Index{
+	t := &trie{
 		first: make([]int32, n+1),
 		label: make([]byte, n),
 		fail:  make([]int32, n),
-		out:   make([]uint64, n),
-		row:   make([]int32, n),
 	}
+	ix := &Index{states: make([]state, n), out: make([]uint64, n)}
 	for q := 0; q < len(bfs); q++ {
 		old := bfs[q]
-		ix.first[q] = int32(len(bfs))
-		ix.label[q] = tlabel[old]
+		t.first[q] = int32(len(bfs))
+		t.label[q] = tlabel[old]
 		ix.out[q] = val[old]
-		ix.row[q] = -1
 		for k := firstKid[old]; k != 0; k = nextSib[k] {
 			newID[k] = int32(len(bfs))
 			bfs = append(bfs, k)
 		}
 	}
-	ix.first[n] = int32(n)
+	t.first[n] = int32(n)
 
 	// Failure links and output unions, breadth-first: a state's failure
 	// target is shallower, so it is complete when the state is reached.
 	for s := 1; s < n; s++ {
 		p := newID[parent[bfs[s]]]
-		c := ix.label[s]
+		c := t.label[s]
 		f := int32(0)
 		if p != 0 {
-			f = ix.fail[p]
+			f = t.fail[p]
 			for {
-				if t := ix.child(f, c); t >= 0 {
-					f = t
+				if k := t.child(f, c); k >= 0 {
+					f = k
 					break
 				}
 				if f == 0 {
 					break
 				}
-				f = ix.fail[f]
+				f = t.fail[f]
 			}
 		}
-		ix.fail[s] = f
+		t.fail[s] = f
 		ix.out[s] |= ix.out[f]
 	}
 
-	// Dense rows for busy states, also breadth-first: the row of a state
-	// falls back to the transitions of its failure target.
+	// Byte classes: every byte that occurs in a keyword is its own
+	// class; the others share class 0, on which every state goes to the
+	// root.
+	var used [256]bool
+	for _, c := range t.label[1:] {
+		used[c] = true
+	}
+	ix.classes = 1
+	var rep [257]byte
+	for c := 0; c < 256; c++ {
+		if used[c] {
+			ix.class[c] = uint16(ix.classes)
+			rep[ix.classes] = byte(c)
+			ix.classes++
+		}
+	}
+	rows := 0
 	for s := 0; s < n; s++ {
-		// The root always has one: matching relies on it to stop the
-		// failure walk.
-		if s > 0 && ix.first[s+1]-ix.first[s] < denseMin {
-			continue
+		if s == 0 || t.first[s+1]-t.first[s] > 1 {
+			rows++
 		}
-		r := int32(len(ix.dense))
-		ix.dense = append(ix.dense, make([]int32, 256)...)
-		for c := 0; c < 256; c++ {
-			ix.dense[int(r)+c] = ix.delta(int32(s), byte(c))
+	}
+	ix.dense = make([]int32, 0, rows*ix.classes)
+	for s := 0; s < n; s++ {
+		lo, hi := t.first[s], t.first[s+1]
+		st := state{row: -1, fail: t.fail[s]}
+		switch {
+		case s == 0 || hi-lo > 1:
+			// The root always has a row: matching relies on it to end
+			// the failure walk. A row starts as the failure target's
+			// transitions (a shallower state, already complete), then
+			// the state's own children override them.
+			st.row = int32(len(ix.dense))
+			for k := 0; k < ix.classes; k++ {
+				next := int32(0)
+				if s != 0 && k > 0 {
+					next = ix.step(st.fail, rep[k])
+				}
+				ix.dense = append(ix.dense, next)
+			}
+			for c := lo; c < hi; c++ {
+				ix.dense[st.row+int32(ix.class[t.label[c]])] = c
+			}
+		case hi-lo == 1:
+			st.child = lo
+			st.label = t.label[lo]
 		}
-		ix.row[s] = r
+		ix.states[s] = st
 	}
 	return ix
 }
 
+// trie is the breadth-first automaton the index is built from: the
+// children of state s are the states first[s]..first[s+1], label[k] is
+// the byte into state k.
+type trie struct {
+	first []int32
+	label []byte
+	fail  []int32
+}
+
 // child returns the child of s on byte c, or -1.
-func (ix *Index) child(s int32, c byte) int32 {
-	lo, hi := ix.first[s], ix.first[s+1]
-	for t := lo; t < hi; t++ {
-		if l := ix.label[t]; l >= c {
+func (t *trie) child(s int32, c byte) int32 {
+	lo, hi := t.first[s], t.first[s+1]
+	for k := lo; k < hi; k++ {
+		if l := t.label[k]; l >= c {
 			if l == c {
-				return t
+				return k
 			}
 			return -1
 		}
@@ -191,20 +232,18 @@ func (ix *Index) child(s int32, c byte) int32 {
 	return -1
 }
 
-// delta is the automaton's transition: the child on c, else the
-// transition of the failure target, down to the root.
-func (ix *Index) delta(s int32, c byte) int32 {
+// step is the automaton's transition from s on byte c. It reads only
+// states below s, so New can use it while it fills in later states.
+func (ix *Index) step(s int32, c byte) int32 {
 	for {
-		if r := ix.row[s]; r >= 0 {
-			return ix.dense[int(r)+int(c)]
+		st := &ix.states[s]
+		if st.row >= 0 {
+			return ix.dense[st.row+int32(ix.class[c])]
 		}
-		if t := ix.child(s, c); t >= 0 {
-			return t
+		if st.child != 0 && st.label == c {
+			return st.child
 		}
-		if s == 0 {
-			return 0
-		}
-		s = ix.fail[s]
+		s = st.fail
 	}
 }
 
@@ -218,26 +257,23 @@ func (ix *Index) UnionString(text string) uint64 { return union(ix, text) }
 func union[T string | []byte](ix *Index, text T) uint64 {
 	var u uint64
 	s := int32(0)
-	row, dense, label, first, fail, out := ix.row, ix.dense, ix.label, ix.first, ix.fail, ix.out
+	states, dense, out, class := ix.states, ix.dense, ix.out, &ix.class
 	for i := 0; i < len(text); i++ {
 		c := text[i]
-	step:
+		// The step is written out here rather than calling ix.step: this
+		// loop is the scanner's hottest.
 		for {
-			if r := row[s]; r >= 0 {
-				s = dense[int(r)+int(c)]
+			st := &states[s]
+			if st.row >= 0 {
+				s = dense[st.row+int32(class[c])]
 				break
 			}
-			for t, hi := first[s], first[s+1]; t < hi; t++ {
-				if l := label[t]; l >= c {
-					if l == c {
-						s = t
-						break step
-					}
-					break
-				}
+			if st.child != 0 && st.label == c {
+				s = st.child
+				break
 			}
-			// s is not the root (the root has a dense row).
-			s = fail[s]
+			// Not the root (the root has a row).
+			s = st.fail
 		}
 		u |= out[s]
 	}
@@ -245,9 +281,9 @@ func union[T string | []byte](ix *Index, text T) uint64 {
 }
 
 // States is the number of states of the automaton.
-func (ix *Index) States() int { return len(ix.label) }
+func (ix *Index) States() int { return len(ix.states) }
 
 // Bytes is the memory the index holds, in bytes.
 func (ix *Index) Bytes() int {
-	return 4*cap(ix.first) + cap(ix.label) + 4*cap(ix.fail) + 8*cap(ix.out) + 4*cap(ix.row) + 4*cap(ix.dense)
+	return int(unsafe.Sizeof(*ix)) + int(unsafe.Sizeof(state{}))*cap(ix.states) + 8*cap(ix.out) + 4*cap(ix.dense)
 }

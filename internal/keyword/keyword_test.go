@@ -69,6 +69,25 @@ func TestUnion(t *testing.T) {
 	}
 }
 
+// TestEveryByteValue: with all 256 byte values in the keywords there are
+// 257 byte classes (one for bytes in no keyword), more than a byte holds.
+func TestEveryByteValue(t *testing.T) {
+	var patterns []string
+	for c := 0; c < 256; c++ {
+		patterns = append(patterns, string([]byte{byte(c), byte(255 - c)}))
+	}
+	v := bits(len(patterns))
+	r := rand.New(rand.NewSource(2))
+	ix := New(patterns, v)
+	for k := 0; k < 500; k++ {
+		text := make([]byte, r.Intn(40))
+		r.Read(text)
+		if got, want := ix.Union(text), naive(patterns, v, string(text)); got != want {
+			t.Fatalf("text %q: got %x, want %x", text, got, want)
+		}
+	}
+}
+
 func TestDuplicatePatternsUnionTheirValues(t *testing.T) {
 	ix := New([]string{"x", "y", "x"}, []uint64{1, 2, 4})
 	if got := ix.UnionString("x"); got != 5 {

@@ -460,6 +460,10 @@ func toolLikeSlug(m string) bool {
 // talks about its own tool.
 type nameIndex struct {
 	owners map[string][]string // lower-case tool name -> servers offering it
+	// Lengths (bit min(len, 63)) and first bytes of the keys of owners:
+	// most words of a sentence fail one of them, and skip the map lookup.
+	lens  uint64
+	first [256]bool
 }
 
 func newNameIndex(servers map[string][]string) *nameIndex {
@@ -468,9 +472,18 @@ func newNameIndex(servers map[string][]string) *nameIndex {
 		for _, n := range names {
 			l := strings.ToLower(n)
 			ni.owners[l] = append(ni.owners[l], srv)
+			if l != "" {
+				ni.lens |= 1 << min(len(l), 63)
+				ni.first[l[0]] = true
+			}
 		}
 	}
 	return ni
+}
+
+// mayOwn is false when no tool name can equal tok.
+func (ni *nameIndex) mayOwn(tok string) bool {
+	return ni.lens&(1<<min(len(tok), 63)) != 0 && ni.first[tok[0]]
 }
 
 // distinctive names (with separators, digits or inner capitals) are
@@ -512,8 +525,21 @@ func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool)
 		}
 		before, after := i, j
 		i = j
-		raw := strings.Trim(sentence[before:after], ".-")
+		// strings.Trim(raw, ".-") without building its cutset per token.
+		lo, hi := before, after
+		for lo < hi && (sentence[lo] == '.' || sentence[lo] == '-') {
+			lo++
+		}
+		for hi > lo && (sentence[hi-1] == '.' || sentence[hi-1] == '-') {
+			hi--
+		}
+		raw := sentence[lo:hi]
 		if raw == "" {
+			continue
+		}
+		if !upper && !ni.mayOwn(raw) {
+			// (raw is its own lower-case form here; the lookup below
+			// would fail.)
 			continue
 		}
 		tok := raw
@@ -634,6 +660,9 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 		}
 		if f&fRead != 0 && !readLive {
 			f &^= fRead
+		}
+		if f&(fHide|fHideStrong) == 0 && prohibitsFlow(mt, flowLive, flowFound, readLive, readFound) {
+			f &^= prohibitedObjects
 		}
 	}
 	// A prohibition in a language whose negation does not sit right

@@ -596,7 +596,23 @@ func appendMatch(b []byte, s string) []byte {
 	b = append(b, ' ')
 	lastSpace := true
 	var prev1, prev2 rune // the two runes before the current one
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		} else if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || (r >= 'A' && r <= 'Z') {
+			// Fast path for the common case, with the result of the
+			// switch below: ASCII letters and digits are kept, lower-cased.
+			if r <= 'Z' && r >= 'A' {
+				b = append(b, byte(r+32))
+			} else {
+				b = append(b, byte(r))
+			}
+			prev2, prev1 = prev1, r
+			lastSpace = false
+			i++
+			continue
+		}
 		out := r
 		switch {
 		case r == '’' || r == '\'':
@@ -631,6 +647,7 @@ func appendMatch(b []byte, s string) []byte {
 			out = ' '
 		}
 		prev2, prev1 = prev1, r
+		i += size
 		if out == ' ' {
 			if lastSpace {
 				continue
@@ -682,7 +699,7 @@ func verbState(mt string, stems stemSet) (live, found bool) {
 		negated := false
 		for k := i - 1; k >= 0 && k >= i-3; k-- {
 			if negators[toks[k]] || strings.HasSuffix(toks[k], "n't") {
-				negated = true
+				negated = !negationCancelled(toks, k, i)
 				break
 			}
 		}
