@@ -207,19 +207,19 @@ func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
 	if gObey(h, l) {
 		f |= fOvVerb | fOvObj | fOvScope
 	}
-	if containsAny(l, "outrank", "priority over") {
+	if h&hintCue33 != 0 {
 		f |= fOvVerb
 	}
 	if gPersona(h, l) {
 		f |= fModeSwitch
 	}
-	if gMass(h, l) || containsAny(l, "rm ", "format") {
+	if gMass(h, l) || h&hintCue34 != 0 {
 		f |= fDestructDemand
 	}
 	if gTrigger(h, l) {
 		f |= fUnreq
 	}
-	if strings.Contains(l, "before ") {
+	if h&hintCue35 != 0 {
 		f |= fPrereq
 	}
 	if gAnyTool(h, l) {
@@ -228,10 +228,10 @@ func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
 	if gForce(h, l) {
 		f |= fTamper
 	}
-	if strings.Contains(l, "ly ") {
+	if h&hintCue36 != 0 {
 		f |= fImper
 	}
-	if strings.Contains(l, "through") {
+	if h&hintCue37 != 0 {
 		f |= fRead | fImper
 	}
 	if strings.Contains(text, "_") {
@@ -240,7 +240,7 @@ func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
 	if gHook(h, l) {
 		f |= fSelfInsert
 	}
-	if strings.Contains(l, "token") || gEnvDump(h, l) {
+	if h&hintCue38 != 0 || gEnvDump(h, l) {
 		f |= fSecret | fSrc | fContents
 	}
 	if gPersonalDoc(h, l) {
@@ -252,10 +252,10 @@ func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
 	if gOtherBad(h, l) {
 		f |= fDisparage
 	}
-	if containsAny(l, "the only", "the sole", "the one", " me") {
+	if h&hintCue39 != 0 {
 		f |= fSelfRef | fUniversal
 	}
-	if containsAny(l, "other", "alternative", "competing", "rival", "similar") {
+	if h&hintCue40 != 0 {
 		f |= fOthers
 	}
 	if gSeen(h, l) {
@@ -303,6 +303,14 @@ const (
 	hintCue30
 	hintCue31
 	hintCue32
+	hintCue33
+	hintCue34
+	hintCue35
+	hintCue36
+	hintCue37
+	hintCue38
+	hintCue39
+	hintCue40
 )
 
 // cueGateIndex finds every gate phrase in one pass. Unlike the engine's
@@ -349,6 +357,14 @@ var cueGateIndex = sync.OnceValue(func() *keyword.Index {
 	add(hintCue30, "output of", "the output", "its output", "their output", "the result", "its result")
 	add(hintCue31, "tax return", "passport", "id card", "id scan", "bank statement", "pay slip", "payslip", "medical record", "medical report", "driver")
 	add(hintCue32, "documents", "downloads", "desktop", "pictures", "photos", "home folder", "home director")
+	add(hintCue33, "outrank", "priority over")
+	add(hintCue34, "rm ", "format")
+	add(hintCue35, "before ")
+	add(hintCue36, "ly ")
+	add(hintCue37, "through")
+	add(hintCue38, "token")
+	add(hintCue39, "the only", "the sole", "the one", " me")
+	add(hintCue40, "other", "alternative", "competing", "rival", "similar")
 	return keyword.New(ps, vs)
 })
 

@@ -105,7 +105,7 @@ func spacedCandidate(s string) bool {
 
 // reversedCandidate is a cheap check for common words written backwards.
 func reversedCandidate(s string) bool {
-	return containsAny(strings.ToLower(s), " eht ", " dna ", " lla ", " ruoy ", " uoy ", "resu ", " ot ", " siht ")
+	return containsAny(s, " eht ", " dna ", " lla ", " ruoy ", " uoy ", "resu ", " ot ", " siht ", " EHT ", " DNA ", "RESU ")
 }
 
 // spacedVariant joins letters spaced apart ("s e n d   a l l") into words;
