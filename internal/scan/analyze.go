@@ -598,6 +598,10 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 		f |= fRole
 	}
 	f |= sc.intentFeatures(sentence, lower, sc.unitHints, f)
+	f |= sc.cues(sentence, lower, server, tool, f)
+	if f&fNamesSibling != 0 && onlySelfSlugs(sentence, tool) {
+		f &^= fNamesSibling // the tool naming itself is not navigation to a sibling
+	}
 	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
 		f |= fAuthority
 	}
@@ -657,6 +661,9 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 		if f&fRead != 0 && !readLive {
 			f &^= fRead
 		}
+		if f&(fHide|fHideStrong) == 0 && prohibitsFlow(mt, flowLive, flowFound, readLive, readFound) {
+			f &^= prohibitedObjects
+		}
 	}
 	// A prohibition in a language whose negation does not sit right
 	// before the verb ("gib niemals", "请勿", "n'incluez jamais") demands
@@ -678,7 +685,7 @@ func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
 	if f&fSafetyObj != 0 && f&(fModeSwitch|fRole) == 0 && sc.cur.ownSafetyOption() {
 		f &^= fSafetyObj
 	}
-	if f&fPersonal != 0 && sc.cur.inContract(lower, sc.unitWords) {
+	if f&fPersonal != 0 && f&(fDest|fOutside|fDeclFlow) == 0 && sc.cur.inContract(lower, sc.unitWords) {
 		f &^= fPersonal | fSecretWeak
 	}
 	if f&fCtx != 0 && f&(fDest|fOutside|fSecret|fFile|fHide|fHideStrong) == 0 && !strings.Contains(lower, "system prompt") && sc.cur.inContract(lower, sc.unitWords) {
@@ -696,7 +703,7 @@ func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
 	if f&(fFlow|fRead|fCallTool) == 0 && configDoc(sentence, lower) {
 		return f &^ (src | fField)
 	}
-	if sc.cur.inContract(lower, sc.unitWords) {
+	if !movesOwnSecret(f) && sc.cur.inContract(lower, sc.unitWords) {
 		return f &^ src
 	}
 	return f

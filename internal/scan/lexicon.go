@@ -699,7 +699,7 @@ func verbState(mt string, stems stemSet) (live, found bool) {
 		negated := false
 		for k := i - 1; k >= 0 && k >= i-3; k-- {
 			if negators[toks[k]] || strings.HasSuffix(toks[k], "n't") {
-				negated = true
+				negated = !negationCancelled(toks, k, i)
 				break
 			}
 		}

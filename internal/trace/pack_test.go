@@ -44,6 +44,9 @@ func writePack(t *testing.T, dir string, n, steps int) (string, []Ref, []int64) 
 		if err := w.Close(); err != nil {
 			t.Fatalf("second close: %v", err)
 		}
+		if err := w.Emit(KindWarning, 0, Message{Kind: "late"}); !errors.Is(err, ErrClosed) {
+			t.Fatalf("an event after Close: %v, want ErrClosed", err)
+		}
 		refs = append(refs, w.Ref())
 		st, err := os.Stat(path)
 		if err != nil {

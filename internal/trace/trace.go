@@ -145,6 +145,10 @@ func (w *Writer) Emit(kind string, step int, data any) error {
 	if w.err != nil {
 		return w.err
 	}
+	if w.closed {
+		// In a pack, a late event would land in the next trial's text.
+		return fmt.Errorf("trace %s: %w", kind, ErrClosed)
+	}
 	w.seq++
 	// Microseconds are finer than anything a trace's timing shows, and
 	// the nanosecond digits were a tenth of a compressed trace.
@@ -238,6 +242,7 @@ func (w *Writer) Close() error {
 	if w.f == nil {
 		return w.err
 	}
+	w.closed = true
 	var zerr error
 	if w.gz != nil {
 		zerr = w.gz.Close()
@@ -250,6 +255,9 @@ func (w *Writer) Close() error {
 	w.f = nil
 	return errors.Join(w.err, zerr, serr, cerr)
 }
+
+// ErrClosed is returned by Emit after Close.
+var ErrClosed = errors.New("trace writer closed")
 
 // ErrTruncated reports that the last line of a trace was cut short; the
 // events before it are still returned.
