@@ -152,6 +152,10 @@ func TestResumeRepairsTornLineAndCompletesGrid(t *testing.T) {
 			t.Fatalf("trial %s recorded twice", ids[i])
 		}
 	}
+	// Two sessions, each with one pack per worker, and every pack whole:
+	// the resume cut what the interrupted session left after its last
+	// recorded trial.
+	CheckRunTraces(t, dir, 2*g.Concurrency)
 	res, err := Sweep(context.Background(), Options{Grid: g, Out: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)

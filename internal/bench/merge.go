@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpsec/mcpsec/internal/trace"
 	"github.com/mcpsec/mcpsec/internal/trial"
 )
 
@@ -75,7 +76,11 @@ func Merge(out string, shards []string) (int, error) {
 	}
 	defer log.Close()
 	seen := map[string]string{}
+	// traces maps each trace file to the trial whose trace is the whole
+	// file, or to "" for a pack; spans maps each packed trial's position
+	// to its trial. A file is copied once, however many trials it holds.
 	traces := map[string]string{}
+	spans := map[trace.Ref]string{}
 	n := 0
 	for _, s := range shards {
 		root, err := os.OpenRoot(s)
@@ -93,12 +98,31 @@ func Merge(out string, shards []string) (int, error) {
 					return fmt.Errorf("%w: %s: trace %q is not a path inside the run directory", ErrRunDir, where, r.Trace)
 				}
 				key := filepath.Clean(r.Trace)
-				if prev, dup := traces[key]; dup {
-					return fmt.Errorf("%w: %s: trace %q is also the trace of trial %s", ErrRunDir, where, r.Trace, prev)
+				ref := trace.RefOf(r)
+				ref.Path = key
+				prev, copied := traces[key]
+				switch {
+				case copied && (prev != "" || !ref.Packed()):
+					// A file of its own is one trial's alone.
+					other := prev
+					if other == "" {
+						other = spans[firstSpan(spans, key)]
+					}
+					return fmt.Errorf("%w: %s: trace %q is also the trace of trial %s", ErrRunDir, where, r.Trace, other)
+				case ref.Packed():
+					if other, dup := spans[ref]; dup {
+						return fmt.Errorf("%w: %s: trace %q at %d+%d is also the trace of trial %s", ErrRunDir, where, r.Trace, ref.Member, ref.Offset, other)
+					}
+					spans[ref] = r.ID
 				}
-				traces[key] = r.ID
-				if err := copyTrace(root, outRoot, key); err != nil {
-					return fmt.Errorf("%s: %w", where, err)
+				if !copied {
+					traces[key] = ""
+					if !ref.Packed() {
+						traces[key] = r.ID
+					}
+					if err := copyTrace(root, outRoot, key); err != nil {
+						return fmt.Errorf("%s: %w", where, err)
+					}
 				}
 			}
 			n++
@@ -117,7 +141,17 @@ func Merge(out string, shards []string) (int, error) {
 	return n, writeSynced(filepath.Join(out, RunFile), []byte(md))
 }
 
-// copyTrace copies one trace between two run directories. Both sides go
+// firstSpan finds a packed trial of a file, to name it in an error.
+func firstSpan(spans map[trace.Ref]string, file string) trace.Ref {
+	for ref := range spans {
+		if ref.Path == file {
+			return ref
+		}
+	}
+	return trace.Ref{}
+}
+
+// copyTrace copies one trace file between two run directories. Both sides go
 // through os.Root, so neither "..", an absolute path nor a symbolic link
 // can reach a file outside either directory.
 func copyTrace(src, dst *os.Root, rel string) error {

@@ -147,6 +147,10 @@ func TestKillNineThenResume(t *testing.T) {
 		if len(got) != len(want) {
 			t.Fatalf("killed after %d: %d of %d trials recorded after resume", after, len(got), len(want))
 		}
+		// Every recorded trial's trace reads from its pack, and the
+		// resume repaired the pack the kill tore: two sessions of two
+		// workers leave at most four packs.
+		bench.CheckRunTraces(t, dir, 4)
 	}
 }
 

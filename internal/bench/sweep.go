@@ -2,12 +2,15 @@ package bench
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -443,6 +446,11 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 		return res, err
 	}
 	defer log.Close()
+	if opts.Resume {
+		if err := repairPacks(opts.Out, done, logw); err != nil {
+			return res, err
+		}
+	}
 	var pending []trial.Trial
 	for _, t := range trials {
 		if !usable[t.Model] {
@@ -480,20 +488,49 @@ func Sweep(ctx context.Context, opts Options) (Result, error) {
 	res.Workers = workers
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Each worker packs the traces of its trials into a file of its own
+	// (trace.Pack), named after this session so that a resumed run, or a
+	// merge of shards, never writes into another session's pack.
+	session, err := sessionID()
+	if err != nil {
+		return res, err
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			name := fmt.Sprintf("%s%s-%02d%s", trace.PackPrefix, session, w+1, trace.Ext)
+			pack, perr := trace.CreatePack(filepath.Join(opts.Out, TracesDir, name), path.Join(TracesDir, name))
+			if perr != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = perr
+				}
+				mu.Unlock()
+				cancel()
+				return
+			}
+			defer closePack(pack, filepath.Join(opts.Out, TracesDir, name), &mu, &firstErr)
 			for t := range work {
-				tracePath := filepath.Join(opts.Out, TracesDir, t.ID+trace.Ext)
-				rec, err := RunTrial(ctx, env, g, t, tracePath)
+				var tw *trace.Writer
+				rec, err := runTrial(ctx, env, g, t, func() (*trace.Writer, error) {
+					var err error
+					tw, err = pack.Trial()
+					return tw, err
+				})
+				if tw != nil {
+					// Set-up errors return before the trace is ended.
+					if cerr := tw.Close(); cerr != nil && err == nil {
+						err = cerr
+					}
+				}
 				if err == nil && ctx.Err() != nil && rec.Error != nil {
 					// A trial cut short by cancellation is not recorded:
 					// resume will run it again.
 					continue
 				}
 				if err == nil {
-					rec.Trace = filepath.Join(TracesDir, t.ID+trace.Ext)
+					tw.Ref().Set(&rec)
 					err = log.Append(rec)
 				}
 				mu.Lock()
@@ -535,6 +572,89 @@ feed:
 		return res, err
 	}
 	return res, nil
+}
+
+// repairPacks cuts what a crash left after the last recorded trial of
+// each trace pack (a torn member, traces of trials that will run again),
+// and removes packs no record names. Only files named as packs are
+// touched; traces of older runs, one file per trial, are left alone.
+func repairPacks(dir string, done map[string]trial.Record, logw io.Writer) error {
+	type end struct{ member, text int64 }
+	ends := map[string]end{}
+	for _, r := range done {
+		ref := trace.RefOf(r)
+		if !ref.Packed() {
+			continue
+		}
+		e, ok := ends[ref.Path]
+		stop := ref.Offset + ref.Bytes
+		switch {
+		case !ok || ref.Member > e.member:
+			ends[ref.Path] = end{ref.Member, stop}
+		case ref.Member == e.member && stop > e.text:
+			ends[ref.Path] = end{e.member, stop}
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, TracesDir))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("repair traces: %w", err)
+	}
+	for _, de := range entries {
+		name := de.Name()
+		if !de.Type().IsRegular() || !strings.HasPrefix(name, trace.PackPrefix) || !strings.HasSuffix(name, trace.Ext) {
+			continue
+		}
+		file := filepath.Join(dir, TracesDir, name)
+		e, ok := ends[path.Join(TracesDir, name)]
+		if !ok {
+			if err := os.Remove(file); err != nil {
+				return fmt.Errorf("repair traces: %w", err)
+			}
+			fmt.Fprintf(logw, "resume: removed %s: no recorded trial's trace is in it\n", file)
+			continue
+		}
+		cut, err := trace.RepairPack(file, e.member, e.text)
+		if err != nil {
+			// The records stay valid and their trials are not run again;
+			// only reading those traces will fail, and it says why.
+			fmt.Fprintf(logw, "resume: warning: %v\n", err)
+			continue
+		}
+		if cut {
+			fmt.Fprintf(logw, "resume: repaired %s: cut what followed its last recorded trial\n", file)
+		}
+	}
+	return nil
+}
+
+// sessionID names the packs of one sweep session.
+func sessionID() (string, error) {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("session id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// closePack closes a worker's pack; a pack no trial was written to is
+// removed rather than left as an empty file.
+func closePack(p *trace.Pack, file string, mu *sync.Mutex, firstErr *error) {
+	err := p.Close()
+	if err == nil {
+		if st, serr := os.Stat(file); serr == nil && st.Size() == 0 {
+			err = os.Remove(file)
+		}
+	}
+	if err != nil {
+		mu.Lock()
+		if *firstErr == nil {
+			*firstErr = err
+		}
+		mu.Unlock()
+	}
 }
 
 // CheckModel builds a model once before a sweep so that a missing key

@@ -75,6 +75,34 @@ type FrontEnd struct {
 // fails records its error instead of returning one, unless the failure
 // is in mcpsec's own set-up (bad keys in the grid, unwritable trace).
 func RunTrial(ctx context.Context, env Env, g Grid, t trial.Trial, tracePath string) (trial.Record, error) {
+	var tw *trace.Writer
+	rec, err := runTrial(ctx, env, g, t, func() (*trace.Writer, error) {
+		if tracePath == "" {
+			return trace.NewWriter(nil, true), nil
+		}
+		if err := os.MkdirAll(filepath.Dir(tracePath), 0o755); err != nil {
+			return nil, fmt.Errorf("trace dir: %w", err)
+		}
+		var err error
+		tw, err = trace.Create(tracePath)
+		return tw, err
+	})
+	if tw != nil {
+		// A set-up error returns before the trace is closed.
+		if cerr := tw.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+		if err == nil {
+			rec.Trace = tracePath
+		}
+	}
+	return rec, err
+}
+
+// runTrial runs one trial, its trace written to the writer open returns
+// (called once the trial's keys are known to be valid). The writer is
+// closed on every path but a set-up error's, which the caller closes.
+func runTrial(ctx context.Context, env Env, g Grid, t trial.Trial, open func() (*trace.Writer, error)) (trial.Record, error) {
 	rec := trial.Record{SchemaVersion: trial.RecordSchemaVersion, Trial: t, Control: model.IsControl(t.Model)}
 	tk, err := task.ByID(t.Task)
 	if err != nil {
@@ -100,17 +128,9 @@ func RunTrial(ctx context.Context, env Env, g Grid, t trial.Trial, tracePath str
 	if env.FixedCanary || env.RecordDir != "" || strings.HasPrefix(t.Model, model.ProviderReplay+":") {
 		canary = fixture.FixedCanary
 	}
-	var tw *trace.Writer
-	if tracePath != "" {
-		if err := os.MkdirAll(filepath.Dir(tracePath), 0o755); err != nil {
-			return rec, fmt.Errorf("trace dir: %w", err)
-		}
-		tw, err = trace.Create(tracePath)
-		if err != nil {
-			return rec, err
-		}
-	} else {
-		tw = trace.NewWriter(nil, true)
+	tw, err := open()
+	if err != nil {
+		return rec, err
 	}
 	var markers []string
 	if p != nil {
@@ -208,9 +228,6 @@ func RunTrial(ctx context.Context, env Env, g Grid, t trial.Trial, tracePath str
 		if err != nil && out.Err == nil {
 			out.Err = &agent.TrialError{Kind: agent.ErrKindServer, Err: err}
 		}
-	}
-	if tracePath != "" {
-		rec.Trace = tracePath
 	}
 	rec = score.Score(rec, score.Input{Events: tw.Events(), Before: before, After: after, Task: tk, Goal: goal,
 		Objective: t.Objective, Canary: canary, Markers: markers})

@@ -46,8 +46,9 @@ replaced by anything else.
 
 The run directory (default results/<timestamp>) holds RUN.md, config.yaml,
 selection.json (the shard and sampling), trials.jsonl (one record per
-trial, appended and synced as each ends), traces/ (one gzip-compressed JSONL
-trace per trial; read one with mcpsec trace), summary.json, matrix_*.csv,
+trial, appended and synced as each ends), traces/ (every trial's JSONL
+trace, gzip-compressed, packed into one file per worker; print one with
+mcpsec trace RUN_DIR TRIAL_ID), summary.json, matrix_*.csv,
 metrics_long.csv, deltas_vs_none.md and
 RESULTS.md; with --html also report.html. A killed run continues with --resume DIR; --retry-errors re-runs
 errored trials.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -43,11 +44,14 @@ defenses mcpsec's benchmark measures:
   scan      every tools/list is judged by mcpsec's scanner; a tool with a
             finding at or above --block-at (default high) is withheld, a lower
             one passes with the finding logged; --on-finding redact strips the
-            offending text instead (withheld if that is not enough); prompts
-            and resources are relayed only as this scan judges them
+            offending text instead (withheld if that is not enough); prompts,
+            resources and resource templates are relayed only as this scan
+            judges them (subscriptions to what is relayed are forwarded)
   pinning   each definition is trusted on first use (or against --lock); a
             changed, renamed or shadowing definition is withheld until
-            'mcpsec proxy approve TOOL'
+            'mcpsec proxy approve TOOL' (--state FILE keeps pins across
+            restarts; the proxy and approve lock it, so neither loses the
+            other's update)
   policy    with a policy file: allowlist, capabilities, taint tracking of
             results and secrets, cross-server flows denied unless allowed
   results   --result-filter redacts instruction-like text in tool results
@@ -60,10 +64,16 @@ Stdio upstreams start with a minimal environment (` + mcpconn.MinimalEnvNames + 
 the variables --pass-env names, and a config entry's own env block;
 nothing else of yours.
 
+A tool that passes reaches the client exactly as its server listed it
+(members no MCP SDK knows included), and a call's result exactly as the
+server sent it, unless a defense rewrote it.
+
 The proxy fails closed: what it cannot list or judge is never offered, a
 crashed upstream's tools are withdrawn, and a denied call gets an error
-result that says mcpsec blocked it and why. Every decision goes to the
---audit log (JSONL, one synced write each); read it with 'mcpsec proxy log'.
+result that says mcpsec blocked it and why. Stdio upstreams die with the
+proxy (on Linux even when it is killed). Every decision goes to the --audit log
+(JSONL, schema/proxy-audit.schema.json); a call's result is held back
+until its record is synced to disk. Read it with 'mcpsec proxy log'.
 
 --arm NAME applies exactly the settings of one benchmark defense arm
 (see 'mcpsec bench --help'), for reproducing a benchmark figure.`,
@@ -75,6 +85,10 @@ result that says mcpsec blocked it and why. Every decision goes to the
 
   # every server of a Claude Desktop config as one gateway, with a policy
   mcpsec proxy --config claude_desktop_config.json --allow-exec --policy policy.yaml
+
+  # remember pins across restarts; release a withheld changed tool
+  mcpsec proxy --state pins.json --audit audit.jsonl -- node server.js
+  mcpsec proxy approve --state pins.json read_note
 
   # rewrite the config so each server runs through the proxy (dry run first)
   mcpsec proxy install --config claude_desktop_config.json --dry-run`,
@@ -143,18 +157,23 @@ func runProxy(cmd *cobra.Command, env *Env, pf proxyFlags, args []string) error 
 		}
 		defer audit.Close()
 	}
-	p, err := proxy.Start(ctx, proxy.Options{Upstreams: srcs, Conn: env.defaultConn(), Seams: seams,
+	// Served at once: the client's initialize is answered while the
+	// upstreams start and the scanner builds its indexes; its first
+	// tools/list waits for the judged listing.
+	p, err := proxy.Begin(ctx, proxy.Options{Upstreams: srcs, Conn: env.defaultConn(), Seams: seams,
 		Audit: audit, Log: env.Stderr, Version: Version, ScanMeta: metaAt})
-	if p == nil {
+	if err != nil {
 		return inputErr(err)
 	}
 	defer p.Close()
-	if err != nil {
-		// Served anyway: the client's tools/list gets this error rather
-		// than an unjudged catalog or a vanished server.
-		fmt.Fprintf(env.Stderr, "mcpsec proxy: %v\n", err)
-	}
-	fmt.Fprintf(env.Stderr, "mcpsec proxy: offering %d tool(s) from %d upstream server(s)\n", len(p.Offered()), len(srcs))
+	go func() {
+		if err := p.StartErr(); err != nil {
+			// Served anyway: the client's tools/list gets this error rather
+			// than an unjudged catalog or a vanished server.
+			fmt.Fprintf(env.Stderr, "mcpsec proxy: %v\n", err)
+		}
+		fmt.Fprintf(env.Stderr, "mcpsec proxy: offering %d tool(s) from %d upstream server(s)\n", len(p.Offered()), len(srcs))
+	}()
 	if ln == nil {
 		return serveStdioServer(ctx, env, p.Server())
 	}
@@ -358,12 +377,16 @@ func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcp
 	return s, &sev, nil
 }
 
+// serveStdioServer serves the proxy on stdin/stdout over mcpconn's stdio
+// framing, which decodes each message once (the SDK's IOTransport costs
+// three 32 KiB decoder buffers per message, on every call).
 func serveStdioServer(ctx context.Context, env *Env, srv *mcp.Server) error {
-	err := serveStdio(ctx, env, srv)
-	if err != nil {
-		return fmt.Errorf("mcpsec proxy over stdio: %w", errors.Unwrap(err))
+	err := srv.Run(ctx, mcpconn.ServerTransport(env.Stdin, env.Stdout, 0))
+	// A client closing stdin, or an interrupt, is the normal end.
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("mcpsec proxy over stdio: %w", err)
 }
 
 func newProxyApproveCmd(env *Env) *cobra.Command {

@@ -28,7 +28,7 @@ type redteamFlags struct {
 	stdio, urls, configs, passEnv          []string
 	allowExec, adaptive                    bool
 	scenarios, arm, record, replay, format string
-	out                                    string
+	out, seeds                             string
 	maxAttempts, maxSteps, maxTokens       int
 }
 
@@ -56,7 +56,12 @@ exploited, and the failed checks are named with what was observed.
 --adaptive mutates each payload with the converter ladder (identity,
 leetspeak, rot13, homoglyph, hex_encode, base64, zero_width, unicode_tags,
 full_width), cheapest first, and stops at the first converter that lands;
---arm puts a defense arm in front of the model.
+--arm puts a defense arm in front of the model. --seeds FILE adds payload
+texts of your own (a YAML list) after each scenario's payload: each is tried
+like the scenario's (through the ladder under --adaptive), with the
+scenario's placeholders ({sink}, {secret}, {target_tool}, {attacker})
+filled in, and an attempt's "seed" in the report is its index (0: the
+scenario's own payload, 1: the file's first seed).
 
 Without --stdio, --url or --config the bundled fixture server is attacked.
 Model specs and API keys work as in bench; a model whose key is not set is
@@ -68,6 +73,7 @@ JSON in CI).`,
   mcpsec redteam --model openai:gpt-4o-mini --adaptive --max-attempts 5 --arm meta_filter --format json --out rt-run
   mcpsec redteam --model openai:gpt-4o-mini --record cassettes/ && mcpsec redteam --model openai:gpt-4o-mini --replay cassettes/
   mcpsec redteam --model control:compromised --scenarios my-scenarios/
+  mcpsec redteam --model openai:gpt-4o-mini --adaptive --seeds my-seeds.yaml --format json
   mcpsec redteam check --scenario my-scenarios/td-exfil-token.yaml --trace rt-run/traces/control_compromised/td-exfil-token__identity_0.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -83,6 +89,7 @@ JSON in CI).`,
 	f.StringArrayVar(&rf.passEnv, "pass-env", nil, "hand the environment variable `NAME` to started servers, which otherwise get only "+mcpconn.MinimalEnvNames+" (repeatable)")
 	f.StringVar(&rf.scenarios, "scenarios", "", "load scenarios from this directory (or one file) instead of the bundled corpus")
 	f.BoolVar(&rf.adaptive, "adaptive", false, "run the converter ladder on each payload until one lands")
+	f.StringVar(&rf.seeds, "seeds", "", "also try the payload texts in this YAML `FILE` (a list of strings) after each scenario's own payload")
 	f.IntVar(&rf.maxAttempts, "max-attempts", 0, "with --adaptive, at most N attempts per scenario (default: the whole ladder)")
 	f.StringVar(&rf.arm, "arm", defense.ArmNone, "defense arm in front of the model")
 	f.StringVar(&rf.record, "record", "", "record provider traffic into cassettes under `DIR` (replay with --replay DIR)")
@@ -116,6 +123,14 @@ func runRedteam(ctx context.Context, env *Env, rf redteamFlags) error {
 	scs, err := loadScenarios(rf.scenarios)
 	if err != nil {
 		return err
+	}
+	var seeds redteam.SeedSource
+	if rf.seeds != "" {
+		list, err := redteam.LoadSeeds(rf.seeds)
+		if err != nil {
+			return inputErr(err)
+		}
+		seeds = redteam.FixedSeeds(list)
 	}
 	sf := sourceFlags{stdio: rf.stdio, urls: rf.urls, configs: rf.configs, allowExec: rf.allowExec, passEnv: rf.passEnv}
 	sources, err := sf.liveSources(env)
@@ -168,7 +183,7 @@ func runRedteam(ctx context.Context, env *Env, rf redteamFlags) error {
 		runner.TraceDir = filepath.Join(rf.out, "traces")
 	}
 	rep, err := redteam.Execute(ctx, redteam.Options{Models: models, Scenarios: scs, Runner: runner,
-		Adaptive: rf.adaptive, MaxAttempts: rf.maxAttempts, Log: env.Stderr})
+		Adaptive: rf.adaptive, MaxAttempts: rf.maxAttempts, Seeds: seeds, Log: env.Stderr})
 	if err != nil {
 		return inputErr(err)
 	}

@@ -28,10 +28,13 @@ func newTraceCmd(env *Env) *cobra.Command {
 	var full bool
 	var width int
 	cmd := &cobra.Command{
-		Use:   "trace FILE",
+		Use:   "trace (RUN_DIR TRIAL_ID | FILE)",
 		Short: "Print a trial's trace as a readable timeline, ending with its world diff and score",
-		Long: `Print one trial's trace (a traces/<trial_id>.jsonl or .jsonl.gz file of a run
-directory, or the file of mcpsec trial --trace) as a timeline:
+		Long: `Print one trial's trace as a timeline: a trial of a run directory (its
+trace is found through trials.jsonl; a sweep packs many trials' traces into
+each traces/pack-*.jsonl.gz file), or a file holding one trial's trace (the
+file of mcpsec trial --trace, or traces/<trial_id>.jsonl[.gz] of runs made by
+older versions). The timeline shows:
 
   the trial's keys, the servers and the tools they listed, the system
   context and the user's prompt; then, step by step, what the model said,
@@ -47,16 +50,24 @@ world (notes added, changed or deleted, calls of the attacker's sink), and
 the score record they produced, so a score can be checked by eye. Traces
 written before mcpsec recorded these take the score from the run's
 trials.jsonl when it is beside the traces/ directory.`,
-		Example: `  mcpsec trace results/run1/traces/0c4f9e2a7b1d3e58.jsonl.gz
-  mcpsec trace --full results/run1/traces/0c4f9e2a7b1d3e58.jsonl.gz
+		Example: `  mcpsec trace results/run1 0c4f9e2a7b1d3e58
+  mcpsec trace --full results/run1 0c4f9e2a7b1d3e58
   mcpsec trial --model control:compromised --class rug_pull --arm pinning --trace t.jsonl && mcpsec trace t.jsonl`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if width < 20 {
 				return inputErrf("--width %d: want at least 20", width)
 			}
 			path := args[0]
-			evs, err := trace.ReadFile(path) // plain or gzip-compressed, by content
+			var evs []trace.Event
+			var rec *trial.Record
+			var err error
+			if len(args) == 2 {
+				path = filepath.Join(args[0], args[1])
+				evs, rec, err = traceOfTrial(args[0], args[1])
+			} else {
+				evs, err = trace.ReadFile(path) // plain or gzip-compressed, by content
+			}
 			if errors.Is(err, trace.ErrTruncated) {
 				fmt.Fprintf(env.Stderr, "mcpsec: warning: %v (showing the events before it)\n", err)
 			} else if err != nil {
@@ -65,9 +76,16 @@ trials.jsonl when it is beside the traces/ directory.`,
 			if len(evs) == 0 {
 				return inputErrf("%s: no trace events", path)
 			}
+			if n := countKind(evs, trace.KindRunConfig); n > 1 {
+				return inputErrf("%s holds the traces of %d trials (a sweep packs them together); name one: mcpsec trace RUN_DIR TRIAL_ID", path, n)
+			}
 			tl := &timeline{w: bufio.NewWriter(env.Stdout), full: full, width: width, lists: map[string]map[string]catalog.Tool{}}
 			if !hasKind(evs, trace.KindScore) {
-				tl.fallback = recordBeside(path, evs)
+				if rec != nil {
+					tl.fallback = rec
+				} else {
+					tl.fallback = recordBeside(path, evs)
+				}
 			}
 			if err := tl.render(evs); err != nil {
 				return inputErrf("%s: %w", path, err)
@@ -78,6 +96,48 @@ trials.jsonl when it is beside the traces/ directory.`,
 	cmd.Flags().BoolVar(&full, "full", false, "print prompts, results and answers whole instead of cutting them")
 	cmd.Flags().IntVar(&width, "width", 160, "cut long texts at this many characters (unless --full)")
 	return cmd
+}
+
+// traceOfTrial reads a trial's trace through its record in the run
+// directory's trials.jsonl. The trace path is read through an os.Root, so
+// a record cannot make it read a file outside the run directory.
+func traceOfTrial(dir, id string) ([]trace.Event, *trial.Record, error) {
+	var found *trial.Record
+	_, err := trial.Each(filepath.Join(dir, trial.LogFile), func(r trial.Record, _ *trial.View) error {
+		if r.ID == id {
+			found = &r
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, nil, err
+	}
+	if found == nil {
+		return nil, nil, fmt.Errorf("%s: no trial %s in %s", dir, id, trial.LogFile)
+	}
+	if found.Trace == "" {
+		return nil, nil, fmt.Errorf("%s: trial %s has no trace", dir, id)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	evs, err := trace.ReadRef(root, trace.RefOf(*found))
+	return evs, found, err
+}
+
+var errStop = errors.New("stop")
+
+func countKind(evs []trace.Event, kind string) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
 }
 
 func hasKind(evs []trace.Event, kind string) bool {

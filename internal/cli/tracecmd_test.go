@@ -142,7 +142,7 @@ func TestTraceBadInput(t *testing.T) {
 		{"broken gzip", []string{notGz}, 2, "bad.jsonl.gz: read trace: gzip: invalid header"},
 		{"torn last line", []string{torn}, 0, "truncated last line"},
 		{"width too small", []string{"--width", "3", path}, 2, "--width 3"},
-		{"no file", nil, 2, "accepts 1 arg"},
+		{"no file", nil, 2, "accepts between 1 and 2 arg"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cloudflare/ahocorasick"
+	"github.com/mcpsec/mcpsec/internal/keyword"
 )
 
 // This file is the naive client-side content filter of the meta_filter and
@@ -279,26 +279,23 @@ func split(text string) []segment {
 	return out
 }
 
-// prefilter finds, in one pass, which rules have a keyword in a segment.
-// keywordRules maps a dictionary index to the rules owning that keyword
-// (a keyword may serve several rules; the dictionary holds it once).
-var prefilter = sync.OnceValues(func() (*ahocorasick.Matcher, [][]int) {
+// prefilter finds, in one pass, which rules have a keyword in a segment:
+// a keyword's value is the set of rules owning it, bit i for rule i (a
+// keyword may serve several rules).
+var prefilter = sync.OnceValue(func() *keyword.Index {
+	rs := rules()
+	if len(rs) > 64 {
+		panic("defense: the filter prefilter holds at most 64 rules")
+	}
 	var dict []string
-	var owners [][]int
-	index := map[string]int{}
-	for i, r := range rules() {
+	var owners []uint64
+	for i, r := range rs {
 		for _, k := range r.Keywords {
-			j, ok := index[k]
-			if !ok {
-				j = len(dict)
-				index[k] = j
-				dict = append(dict, k)
-				owners = append(owners, nil)
-			}
-			owners[j] = append(owners[j], i)
+			dict = append(dict, k)
+			owners = append(owners, 1<<i)
 		}
 	}
-	return ahocorasick.NewStringMatcher(dict), owners
+	return keyword.New(dict, owners)
 })
 
 // foldASCII lowercases s the way (?i) matching sees it: any rune whose case
@@ -330,11 +327,9 @@ func foldASCII(s string) []byte {
 // candidates reports which rules may fire on a segment.
 func candidates(s string) []bool {
 	c := make([]bool, len(rules()))
-	matcher, keywordRules := prefilter()
-	for _, k := range matcher.MatchThreadSafe(foldASCII(s)) {
-		for _, i := range keywordRules[k] {
-			c[i] = true
-		}
+	set := prefilter().Union(foldASCII(s))
+	for i := range c {
+		c[i] = set&(1<<i) != 0
 	}
 	return c
 }

@@ -55,6 +55,11 @@ type Conn struct {
 	httpTr    *http.Transport
 	httpConns *connTracker
 	changed   chan struct{}
+	// metaChanged is changed's twin for prompts and resources.
+	metaChanged chan struct{}
+	updMu       sync.Mutex
+	updated     map[string]bool // URIs announced updated, not yet taken
+	updSignal   chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -73,7 +78,8 @@ func Connect(ctx context.Context, src Source, opts Options) (*Conn, error) {
 		return nil, &Error{Server: name, Op: "connect", Err: fmt.Errorf("%w: protocol version %q is not one of %s",
 			ErrInvalidOption, opts.ProtocolVersion, strings.Join(mcp.SupportedProtocolVersions(), ", "))}
 	}
-	c := &Conn{name: name, opts: opts, changed: make(chan struct{}, 1)}
+	c := &Conn{name: name, opts: opts, changed: make(chan struct{}, 1), metaChanged: make(chan struct{}, 1),
+		updated: map[string]bool{}, updSignal: make(chan struct{}, 1)}
 
 	var t mcp.Transport
 	switch {
@@ -107,7 +113,14 @@ func Connect(ctx context.Context, src Source, opts Options) (*Conn, error) {
 		Capabilities: &mcp.ClientCapabilities{},
 		// Only reached on streamable HTTP; tapped connections signal
 		// list changes before the SDK sees them.
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.signalListChanged() },
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.signalListChanged() },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.signalMetaChanged() },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.signalMetaChanged() },
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			if r.Params != nil {
+				c.noteUpdated(r.Params.URI)
+			}
+		},
 	})
 	cctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
 	defer cancel()
@@ -145,6 +158,8 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	t.conn.tap = newTap(inner, t.conn.opts.MaxJSONDepth)
 	t.conn.tap.onListChanged = t.conn.signalListChanged
+	t.conn.tap.onMetaChanged = t.conn.signalMetaChanged
+	t.conn.tap.onUpdated = t.conn.noteUpdated
 	return t.conn.tap, nil
 }
 
@@ -155,6 +170,75 @@ func (c *Conn) signalListChanged() {
 	case c.changed <- struct{}{}:
 	default:
 	}
+}
+
+func (c *Conn) signalMetaChanged() {
+	select {
+	case c.metaChanged <- struct{}{}:
+	default:
+	}
+}
+
+// maxPendingUpdates bounds the URIs held between a server's
+// resources/updated notifications and their reader: a server flooding
+// distinct URIs loses the excess, not our memory.
+const maxPendingUpdates = 1024
+
+func (c *Conn) noteUpdated(uri string) {
+	if uri == "" {
+		return
+	}
+	c.updMu.Lock()
+	if len(c.updated) < maxPendingUpdates {
+		c.updated[uri] = true
+	}
+	c.updMu.Unlock()
+	select {
+	case c.updSignal <- struct{}{}:
+	default:
+	}
+}
+
+// MetaChanged delivers one signal per burst of prompts/list_changed and
+// resources/list_changed notifications, as ListChanged does for tools.
+func (c *Conn) MetaChanged() <-chan struct{} { return c.metaChanged }
+
+// Updated signals that the server announced resources/updated; TakeUpdated
+// returns the URIs announced since it was last called.
+func (c *Conn) Updated() <-chan struct{} { return c.updSignal }
+
+// TakeUpdated returns (and forgets) the URIs the server announced updated.
+func (c *Conn) TakeUpdated() []string {
+	c.updMu.Lock()
+	defer c.updMu.Unlock()
+	out := make([]string, 0, len(c.updated))
+	for u := range c.updated {
+		out = append(out, u)
+	}
+	clear(c.updated)
+	slices.Sort(out)
+	return out
+}
+
+// CanSubscribe reports whether the server offers resource subscriptions.
+func (c *Conn) CanSubscribe() bool {
+	return c.hasCap(func(s *mcp.ServerCapabilities) bool { return s.Resources != nil && s.Resources.Subscribe })
+}
+
+// Subscribe asks the server for resources/updated notifications of uri.
+func (c *Conn) Subscribe(ctx context.Context, uri string) error {
+	_, err := c.rawCall(ctx, "resources/subscribe "+uri, "{}", func(ctx context.Context) (any, error) {
+		return nil, c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+	})
+	return err
+}
+
+// Unsubscribe ends a subscription.
+func (c *Conn) Unsubscribe(ctx context.Context, uri string) error {
+	_, err := c.rawCall(ctx, "resources/unsubscribe "+uri, "{}", func(ctx context.Context) (any, error) {
+		return nil, c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	})
+	return err
 }
 
 // Name is the server's name as given in the Source.

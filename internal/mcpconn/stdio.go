@@ -59,7 +59,7 @@ func startProcess(src Source, opts Options) (*process, error) {
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = p.stderr
-	err = cmd.Start()
+	err = startCmd(cmd)
 	// The child has its own copies now (or never will).
 	inR.Close()
 	outW.Close()

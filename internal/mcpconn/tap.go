@@ -47,6 +47,10 @@ type tapConn struct {
 	// onListChanged is called (on the read goroutine, so it must not
 	// block) for each notifications/tools/list_changed.
 	onListChanged func()
+	// onMetaChanged is called likewise for prompts/list_changed and
+	// resources/list_changed, onUpdated for resources/updated.
+	onMetaChanged func()
+	onUpdated     func(uri string)
 
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]*rawSlot
@@ -102,12 +106,23 @@ func (t *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return m, nil
 		case *jsonrpc.Request:
 			if !m.IsCall() {
-				// mcpsec acts on no server notification except
-				// tools/list_changed, which the tap signals itself. Handing
+				// mcpsec acts on no server notification but the list
+				// changes and resources/updated, which the tap signals
+				// itself. Handing
 				// the rest to the SDK would let a flooding server grow its
 				// handler queue without bound (75 MiB in a second, measured).
-				if m.Method == "notifications/tools/list_changed" && t.onListChanged != nil {
+				switch {
+				case m.Method == "notifications/tools/list_changed" && t.onListChanged != nil:
 					t.onListChanged()
+				case (m.Method == "notifications/prompts/list_changed" || m.Method == "notifications/resources/list_changed") && t.onMetaChanged != nil:
+					t.onMetaChanged()
+				case m.Method == "notifications/resources/updated" && t.onUpdated != nil:
+					var p struct {
+						URI string `json:"uri"`
+					}
+					if len(m.Params) <= 64<<10 && t.check(m.Params) == nil && json.Unmarshal(m.Params, &p) == nil {
+						t.onUpdated(p.URI)
+					}
 				}
 				continue
 			}

@@ -24,7 +24,7 @@ import (
 type lineConn struct {
 	lines *lineReader
 	rc    io.Closer
-	wc    *os.File
+	wc    io.WriteCloser
 
 	wmu  sync.Mutex
 	wbuf []byte
@@ -130,9 +130,11 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	defer c.wmu.Unlock()
 	// A server that stops reading its stdin would otherwise block this
 	// write (and the caller's deadline with it) once the pipe is full.
-	if d, ok := ctx.Deadline(); ok {
-		_ = c.wc.SetWriteDeadline(d)
-		defer c.wc.SetWriteDeadline(time.Time{})
+	if f, ok := c.wc.(*os.File); ok {
+		if d, ok := ctx.Deadline(); ok {
+			_ = f.SetWriteDeadline(d)
+			defer f.SetWriteDeadline(time.Time{})
+		}
 	}
 	// One write per message keeps lines whole even if the peer reads
 	// byte by byte.

@@ -51,14 +51,29 @@ type Record struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
-// Audit appends records to a JSONL file, one synced write per record, so
-// a decision the proxy acted on is on disk even if it is killed next.
+// Audit appends records to a JSONL file, each made durable (written and
+// fsynced) before the proxy lets the decision take effect for the client:
+// Log returns once its record is on disk, so a decision the proxy acted on
+// is there even if the proxy is killed next.
+//
+// Writes are group-committed: records queued while one write-and-sync is
+// in flight go to disk together in the next, so concurrent decisions
+// share an fsync instead of queueing behind one another. Append queues a
+// record and starts its write without waiting, which lets the proxy relay
+// an allowed call to its server while the record is being synced; Wait
+// then holds the result back until the record is durable.
 type Audit struct {
-	mu  sync.Mutex
-	f   *os.File
-	w   io.Writer
-	now func() time.Time
-	err error
+	mu       sync.Mutex
+	cond     sync.Cond
+	f        *os.File
+	w        io.Writer
+	now      func() time.Time
+	err      error
+	buf      []byte // records queued, not yet handed to a write
+	spare    []byte
+	queued   uint64 // records queued so far
+	durable  uint64 // records written (and synced) so far
+	flushing bool
 }
 
 // OpenAudit opens (creating or appending to) the audit log at path.
@@ -67,17 +82,27 @@ func OpenAudit(path string) (*Audit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	return &Audit{f: f, w: f, now: time.Now}, nil
+	a := &Audit{f: f, w: f, now: time.Now}
+	a.cond.L = &a.mu
+	return a, nil
 }
 
 // NewAudit writes records to w without syncing (tests, stderr).
-func NewAudit(w io.Writer) *Audit { return &Audit{w: w, now: time.Now} }
+func NewAudit(w io.Writer) *Audit {
+	a := &Audit{w: w, now: time.Now}
+	a.cond.L = &a.mu
+	return a
+}
 
-// Log writes one record. A failed write is remembered (Err) and reported
-// once; the proxy keeps enforcing either way.
-func (a *Audit) Log(r Record) {
+// Log writes one record and returns once it is durable. A failed write is
+// remembered (Err); the proxy keeps enforcing either way.
+func (a *Audit) Log(r Record) { a.Wait(a.Append(r)) }
+
+// Append queues one record, starts writing it, and returns the ticket
+// Wait takes.
+func (a *Audit) Append(r Record) uint64 {
 	if a == nil {
-		return
+		return 0
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -86,18 +111,55 @@ func (a *Audit) Log(r Record) {
 	b, err := json.Marshal(r)
 	if err != nil {
 		a.err = errors.Join(a.err, err)
+		return a.queued
+	}
+	a.buf = append(append(a.buf, b...), '\n')
+	a.queued++
+	if !a.flushing {
+		a.flushing = true
+		go a.flush()
+	}
+	return a.queued
+}
+
+// Wait blocks until the record of ticket t is durable (or its write
+// failed, which Err reports).
+func (a *Audit) Wait(t uint64) {
+	if a == nil {
 		return
 	}
-	b = append(b, '\n')
-	if _, err := a.w.Write(b); err != nil {
-		a.err = errors.Join(a.err, err)
-		return
+	a.mu.Lock()
+	for a.durable < t {
+		a.cond.Wait()
 	}
-	if a.f != nil {
-		if err := a.f.Sync(); err != nil {
-			a.err = errors.Join(a.err, err)
+	a.mu.Unlock()
+}
+
+// flush writes and syncs what is queued, batch after batch, until nothing
+// is left; only one flush runs at a time, so records reach the file in
+// the order they were queued.
+func (a *Audit) flush() {
+	a.mu.Lock()
+	for len(a.buf) > 0 {
+		batch, upto := a.buf, a.queued
+		a.buf = a.spare[:0]
+		a.mu.Unlock()
+		_, werr := a.w.Write(batch)
+		var serr error
+		if werr == nil && a.f != nil {
+			serr = a.f.Sync()
 		}
+		a.mu.Lock()
+		a.spare = batch[:0]
+		if werr != nil || serr != nil {
+			a.err = errors.Join(a.err, werr, serr)
+		}
+		a.durable = upto
+		a.cond.Broadcast()
 	}
+	a.flushing = false
+	a.cond.Broadcast()
+	a.mu.Unlock()
 }
 
 // Err is the first write error, if any.
@@ -110,9 +172,17 @@ func (a *Audit) Err() error {
 	return a.err
 }
 
-// Close closes the file.
+// Close waits for queued records to be written, then closes the file.
 func (a *Audit) Close() error {
-	if a == nil || a.f == nil {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	for a.flushing {
+		a.cond.Wait()
+	}
+	a.mu.Unlock()
+	if a.f == nil {
 		return nil
 	}
 	return a.f.Close()

@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"sort"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpsec/mcpsec/internal/agent"
 	"github.com/mcpsec/mcpsec/internal/catalog"
@@ -19,6 +23,8 @@ const (
 	DecisionPromptWithheld   = "prompt_withheld"
 	DecisionResourcePassed   = "resource_passed"
 	DecisionResourceWithheld = "resource_withheld"
+	DecisionTemplatePassed   = "resource_template_passed"
+	DecisionTemplateWithheld = "resource_template_withheld"
 )
 
 // servedPrompt and servedResource remember what the client was given.
@@ -31,6 +37,18 @@ type servedPrompt struct {
 type servedResource struct {
 	up  *upstream
 	key string
+}
+
+type servedTemplate struct {
+	up  *upstream
+	key string
+	re  *regexp.Regexp // matches the URIs the template expands to
+}
+
+// subKey is one subscription the proxy holds at an upstream.
+type subKey struct {
+	up  *upstream
+	uri string
 }
 
 // listMeta lists an upstream's prompts and resources. A failure leaves
@@ -57,11 +75,13 @@ func (p *Proxy) listMeta(ctx context.Context, u *upstream) {
 	u.prompts, u.resources = prompts, resources
 }
 
-// installMeta judges every live upstream's prompts and resources with the
-// scanner and offers those with no finding at or above ScanMeta. Prompts
-// are named as tools are (first server keeps the name); a resource is
-// known by its URI, and a URI a second server also lists is withheld.
-// Resource templates are not relayed.
+// installMeta judges every live upstream's prompts, resources and
+// resource templates with the scanner and offers those with no finding at
+// or above ScanMeta. Prompts are named as tools are (first server keeps
+// the name); a resource is known by its URI and a template by its URI
+// template, and one a second server also lists is withheld. A resource
+// whose URI holds "{" is a template (mcpconn lists both in one list; a
+// URI proper cannot hold a brace).
 func (p *Proxy) installMeta(ctx context.Context) {
 	if p.opts.ScanMeta == nil {
 		return
@@ -78,8 +98,14 @@ func (p *Proxy) installMeta(ctx context.Context) {
 		def *mcp.Resource
 		sr  *servedResource
 	}
+	type addT struct {
+		def *mcp.ResourceTemplate
+		st  *servedTemplate
+	}
 	var addPs []addP
 	var addRs []addR
+	var addTs []addT
+	nextT := map[string]*servedTemplate{}
 	for _, u := range p.ups {
 		if _, err := u.get(); err != nil || !u.ok {
 			continue
@@ -113,10 +139,33 @@ func (p *Proxy) installMeta(ctx context.Context) {
 			p.metaVerdict(DecisionPromptPassed, u.name, pr.Name, key, "", "")
 		}
 		for _, r := range u.resources {
-			if r.URI == "" || strings.Contains(r.URI, "{") {
-				continue // a template: not relayed
+			if r.URI == "" {
+				continue
 			}
 			key := fmt.Sprintf("%s\x00%s", u.name, keyOf(r))
+			if strings.Contains(r.URI, "{") {
+				if rule, ev, bad := blocked("resources", r.Name); bad {
+					p.metaVerdict(DecisionTemplateWithheld, u.name, r.URI, key, rule, ev)
+					continue
+				}
+				if nextT[r.URI] != nil {
+					p.metaVerdict(DecisionTemplateWithheld, u.name, r.URI, key, "duplicate_uri", "another server already offers this URI template")
+					continue
+				}
+				tmpl, err := uritemplate.New(r.URI)
+				if err != nil {
+					p.metaVerdict(DecisionTemplateWithheld, u.name, r.URI, key, "invalid_definition", "URI template: "+err.Error())
+					continue
+				}
+				st := &servedTemplate{up: u, key: key, re: tmpl.Regexp()}
+				nextT[r.URI] = st
+				if old := p.templates[r.URI]; old != nil && old.key == key {
+					continue
+				}
+				addTs = append(addTs, addT{&mcp.ResourceTemplate{URITemplate: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}, st})
+				p.metaVerdict(DecisionTemplatePassed, u.name, r.URI, key, "", "")
+				continue
+			}
 			if rule, ev, bad := blocked("resources", r.Name); bad {
 				p.metaVerdict(DecisionResourceWithheld, u.name, r.URI, key, rule, ev)
 				continue
@@ -134,7 +183,15 @@ func (p *Proxy) installMeta(ctx context.Context) {
 			p.metaVerdict(DecisionResourcePassed, u.name, r.URI, key, "", "")
 		}
 	}
-	var goneP, goneR []string
+	var goneP, goneR, goneT []string
+	for t, old := range p.templates {
+		if s := nextT[t]; s == nil || s.key != old.key {
+			goneT = append(goneT, t)
+		}
+	}
+	if len(goneT) > 0 {
+		p.server.RemoveResourceTemplates(goneT...)
+	}
 	for n, old := range p.prompts {
 		if s := nextP[n]; s == nil || s.key != old.key {
 			goneP = append(goneP, n)
@@ -171,7 +228,126 @@ func (p *Proxy) installMeta(ctx context.Context) {
 			return c.ReadResource(ctx, req.Params.URI)
 		})
 	}
-	p.prompts, p.resources = nextP, nextR
+	for _, a := range addTs {
+		st := a.st
+		p.server.AddResourceTemplate(a.def, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			c, err := st.up.get()
+			if err != nil {
+				return nil, fmt.Errorf("mcpsec proxy: upstream server %s is unavailable: %w", st.up.name, err)
+			}
+			return c.ReadResource(ctx, req.Params.URI)
+		})
+	}
+	p.prompts, p.resources, p.templates = nextP, nextR, nextT
+}
+
+// refreshMeta re-lists one upstream's prompts and resources (it announced
+// a change) and installs the judged result; the client hears
+// list_changed from the SDK once something offered changes.
+func (p *Proxy) refreshMeta(ctx context.Context, u *upstream) {
+	if p.opts.ScanMeta == nil {
+		return
+	}
+	p.refreshMu.Lock()
+	defer p.refreshMu.Unlock()
+	if _, err := u.get(); err != nil || !u.ok {
+		return
+	}
+	p.listMeta(ctx, u)
+	p.mu.Lock()
+	p.installMeta(ctx)
+	p.mu.Unlock()
+}
+
+// owner is the upstream that offers uri (a resource, or a template
+// matching it), with p.mu held.
+func (p *Proxy) owner(uri string) *upstream {
+	if sr := p.resources[uri]; sr != nil {
+		return sr.up
+	}
+	var names []string
+	for t := range p.templates {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		if st := p.templates[t]; st.re.MatchString(uri) {
+			return st.up
+		}
+	}
+	return nil
+}
+
+// subscribe forwards a client's resources/subscribe (on) or unsubscribe
+// to the upstream offering the URI; the upstream hears one subscription
+// however many client sessions hold it. A URI the proxy does not offer
+// cannot be subscribed to.
+func (p *Proxy) subscribe(ctx context.Context, uri string, on bool) error {
+	p.mu.Lock()
+	u := p.owner(uri)
+	if u == nil {
+		p.mu.Unlock()
+		if !on {
+			return nil
+		}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("mcpsec proxy: no resource %q is offered", uri)}
+	}
+	if p.subs == nil {
+		p.subs = map[subKey]int{}
+	}
+	k := subKey{u, uri}
+	n := p.subs[k]
+	switch {
+	case on:
+		p.subs[k] = n + 1
+	case n > 1:
+		p.subs[k] = n - 1
+	default:
+		delete(p.subs, k)
+	}
+	p.mu.Unlock()
+	if (on && n > 0) || (!on && n != 1) {
+		return nil
+	}
+	c, err := u.get()
+	if err != nil {
+		return fmt.Errorf("mcpsec proxy: upstream server %s is unavailable: %w", u.name, err)
+	}
+	if !c.CanSubscribe() {
+		if on {
+			p.mu.Lock()
+			delete(p.subs, k)
+			p.mu.Unlock()
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("mcpsec proxy: upstream server %s offers no resource subscriptions", u.name)}
+		}
+		return nil
+	}
+	if on {
+		err = c.Subscribe(ctx, uri)
+		if err != nil {
+			p.mu.Lock()
+			if p.subs[k]--; p.subs[k] <= 0 {
+				delete(p.subs, k)
+			}
+			p.mu.Unlock()
+		}
+		return err
+	}
+	return c.Unsubscribe(ctx, uri)
+}
+
+// forwardUpdated passes an upstream's resources/updated on to the client
+// sessions subscribed to the URI, while the proxy still offers it from
+// that upstream; the SDK sends it only to subscribed sessions.
+func (p *Proxy) forwardUpdated(ctx context.Context, u *upstream, uris []string) {
+	for _, uri := range uris {
+		p.mu.Lock()
+		ok := p.subs[subKey{u, uri}] > 0 && p.owner(uri) == u
+		p.mu.Unlock()
+		if ok {
+			_ = p.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+		}
+	}
 }
 
 func keyOf(v any) string {

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
+	"syscall"
 
 	"github.com/mcpsec/mcpsec/internal/agent"
 	"github.com/mcpsec/mcpsec/internal/catalog"
@@ -44,18 +44,12 @@ type Pending struct {
 // code the pinning arm runs), seeded from a lockfile or a state file,
 // with every trusted and withheld definition written back to the state
 // file so that `mcpsec proxy approve` can release one while the proxy
-// runs. The state file is re-read whenever it changes on disk.
+// runs. The state file is re-read at every listing, under its lock.
 type PinStore struct {
 	mu      sync.Mutex
 	path    string
 	pinner  *defense.Pinner
 	pending map[string]Pending
-	seen    fileStamp
-}
-
-type fileStamp struct {
-	mod  time.Time
-	size int64
 }
 
 // NewPinStore opens pinning. path is the state file ("" keeps pins in
@@ -71,7 +65,6 @@ func NewPinStore(path string, lockPins []defense.Pin) (*PinStore, error) {
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		ps.seen = stamp(path)
 	}
 	pins := append(append([]defense.Pin(nil), lockPins...), st.Pins...)
 	ps.pinner = defense.NewPinnerFrom(pins, lockPins != nil)
@@ -99,19 +92,25 @@ func LockPins(lf *scan.Lockfile, rename func(string) string) []defense.Pin {
 
 func pinKey(server, tool string) string { return server + "\x00" + tool }
 
-func stamp(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{mod: fi.ModTime(), size: fi.Size()}
-}
-
-// Transform is the pinning ToolTransform.
+// Transform is the pinning ToolTransform. With a state file it is one
+// read-modify-write of that file under its lock, so an approval another
+// process writes meanwhile is read here before anything is written back,
+// never overwritten.
 func (ps *PinStore) Transform(tools []agent.Tool) ([]agent.Tool, []agent.Note) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	var notes []agent.Note
+	if ps.path != "" {
+		unlock, err := lockState(ps.path)
+		if err != nil {
+			// Without the lock an approval could be lost: approve nothing
+			// new and write nothing, but keep judging with what we hold.
+			notes = append(notes, agent.Note{Seam: seamTools, Kind: "state_unlockable", Rule: "pinning", Detail: err.Error()})
+			out, pn := ps.pinner.Transform(tools)
+			return out, append(notes, pn...)
+		}
+		defer unlock()
+	}
 	if err := ps.reload(); err != nil {
 		// An unreadable state file approves nothing: keep what we hold.
 		notes = append(notes, agent.Note{Seam: seamTools, Kind: "state_unreadable", Rule: "pinning", Detail: err.Error()})
@@ -171,13 +170,11 @@ func equalPins(a, b []defense.Pin) bool {
 }
 
 // reload applies pins another process (proxy approve) wrote since we
-// last read or wrote the file.
+// last read or wrote the file. It reads the file every time: a stamp
+// (size, mtime) can miss a rewrite within the file system's timestamp
+// granularity, and the file is small.
 func (ps *PinStore) reload() error {
 	if ps.path == "" {
-		return nil
-	}
-	now := stamp(ps.path)
-	if now == ps.seen {
 		return nil
 	}
 	st, err := ReadState(ps.path)
@@ -187,7 +184,6 @@ func (ps *PinStore) reload() error {
 		}
 		return err
 	}
-	ps.seen = now
 	held := map[string]string{}
 	for _, p := range ps.pinner.Pins() {
 		held[pinKey(p.Server, p.Tool)] = p.SHA256
@@ -223,11 +219,7 @@ func sortPending(ps []Pending) {
 }
 
 func (ps *PinStore) save() error {
-	if err := WriteState(ps.path, ps.state()); err != nil {
-		return err
-	}
-	ps.seen = stamp(ps.path)
-	return nil
+	return WriteState(ps.path, ps.state())
 }
 
 // ReadState reads a pin state file.
@@ -275,10 +267,40 @@ func WriteState(path string, st State) error {
 	return nil
 }
 
+// lockState takes the exclusive lock of a state file (an flock on
+// PATH.lock beside it, which is never removed: removing it would let two
+// processes lock two different files) and returns its release. Every
+// writer of the state file holds it across its read, change and write.
+func lockState(path string) (func(), error) {
+	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("pin state lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("pin state lock %s: %w", f.Name(), err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
 // Approve trusts the withheld definitions of the state file that match
 // name (the tool's own name, the client's name, or server/tool) and
 // returns them. The running proxy picks them up at its next listing.
 func Approve(path, name string) ([]Pending, error) {
+	unlock, err := lockState(path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	st, err := ReadState(path)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,11 +84,20 @@ type Proxy struct {
 	reasons   map[string][2]string
 	prompts   map[string]*servedPrompt
 	resources map[string]*servedResource
+	templates map[string]*servedTemplate // by URI template
+	subs      map[subKey]int             // client subscriptions forwarded upstream
 	history   agent.History
 	seq       int
 	listed    bool
 	cancel    context.CancelFunc
 	watchers  sync.WaitGroup
+
+	// ready is closed once the upstreams are started and their first
+	// listing judged (startErr says how that went); freshAt is when, until
+	// a client's tools/list is served from it.
+	ready    chan struct{}
+	startErr error
+	freshAt  time.Time
 }
 
 type upstream struct {
@@ -117,8 +127,9 @@ type served struct {
 	tool agent.Tool
 	up   *upstream
 	// key identifies exactly what the client was given (to tell a real
-	// change from a re-listing of the same definition).
-	key string
+	// change from a re-listing of the same definition): the wire bytes.
+	key  string
+	wire json.RawMessage
 }
 
 // Start connects every upstream (in parallel), judges the first listing
@@ -127,6 +138,20 @@ type served struct {
 // then the proxy is returned so that clients get an error on tools/list
 // instead of an unjudged catalog.
 func Start(ctx context.Context, opts Options) (*Proxy, error) {
+	p, err := Begin(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	<-p.ready
+	return p, p.startErr
+}
+
+// Begin is Start without the wait: it returns as soon as the options are
+// checked, with the upstreams starting and the scanner building its
+// indexes in the background, so that the client's initialize is answered
+// meanwhile. Every request but initialize and ping waits for the first
+// judged listing (Ready); nothing unjudged is served in the meantime.
+func Begin(ctx context.Context, opts Options) (*Proxy, error) {
 	if len(opts.Upstreams)+len(opts.Attached) == 0 {
 		return nil, fmt.Errorf("%w: no upstream server given", ErrConfig)
 	}
@@ -146,17 +171,26 @@ func Start(ctx context.Context, opts Options) (*Proxy, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	p := &Proxy{opts: opts, served: map[string]*served{}, withheld: map[string]string{}, logged: map[string]bool{}}
+	p := &Proxy{opts: opts, served: map[string]*served{}, withheld: map[string]string{}, logged: map[string]bool{}, ready: make(chan struct{})}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if opts.ScanMeta != nil {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
-		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true}
 	}
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "mcpsec-proxy", Version: opts.Version}, &mcp.ServerOptions{
+	sopts := &mcp.ServerOptions{
 		Instructions: opts.Seams.SystemPreamble,
 		Logger:       slog.New(slog.DiscardHandler),
 		Capabilities: caps,
-	})
+	}
+	if opts.ScanMeta != nil {
+		sopts.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
+			return p.subscribe(ctx, req.Params.URI, true)
+		}
+		sopts.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+			return p.subscribe(ctx, req.Params.URI, false)
+		}
+	}
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "mcpsec-proxy", Version: opts.Version}, sopts)
 	p.server.AddReceivingMiddleware(p.middleware)
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
@@ -164,10 +198,31 @@ func Start(ctx context.Context, opts Options) (*Proxy, error) {
 	for _, c := range opts.Attached {
 		p.ups = append(p.ups, &upstream{name: c.Name(), conn: c})
 	}
-	var wg sync.WaitGroup
 	for _, src := range opts.Upstreams {
-		u := &upstream{name: src.Name, src: src}
-		p.ups = append(p.ups, u)
+		p.ups = append(p.ups, &upstream{name: src.Name, src: src})
+	}
+	go p.start(ctx, wctx)
+	return p, nil
+}
+
+// Ready is closed once the first listing is judged.
+func (p *Proxy) Ready() <-chan struct{} { return p.ready }
+
+// StartErr is Start's error, valid once Ready is closed.
+func (p *Proxy) StartErr() error {
+	<-p.ready
+	return p.startErr
+}
+
+func (p *Proxy) start(ctx, wctx context.Context) {
+	defer close(p.ready)
+	opts := p.opts
+	var wg sync.WaitGroup
+	for _, u := range p.ups {
+		if u.src.Name == "" {
+			continue // attached
+		}
+		src := u.src
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -184,13 +239,18 @@ func Start(ctx context.Context, opts Options) (*Proxy, error) {
 	wg.Wait()
 	p.opts.Audit.Log(Record{Decision: DecisionStarted, Evidence: fmt.Sprintf("%d upstream server(s)", len(p.ups))})
 	err := p.refresh(ctx)
+	p.mu.Lock()
+	p.startErr = err
+	if err == nil {
+		p.freshAt = time.Now()
+	}
+	p.mu.Unlock()
 	for _, u := range p.ups {
 		if c, uerr := u.get(); uerr == nil && c != nil {
 			p.watchers.Add(1)
 			go p.watch(wctx, u, c)
 		}
 	}
-	return p, err
 }
 
 // Server is the MCP server the client talks to.
@@ -198,6 +258,8 @@ func (p *Proxy) Server() *mcp.Server { return p.server }
 
 // Close stops watching and closes every upstream (reaping its process).
 func (p *Proxy) Close() error {
+	// Upstreams still starting would be missed (and leak).
+	<-p.ready
 	p.cancel()
 	// In parallel: each Close may wait out a grace period for its server
 	// to exit, and a client that stops the proxy will not wait for the
@@ -239,6 +301,7 @@ func (p *Proxy) Offered() []string {
 func (p *Proxy) watch(ctx context.Context, u *upstream, c *mcpconn.Conn) {
 	defer p.watchers.Done()
 	for {
+		var relist func()
 		select {
 		case <-ctx.Done():
 			return
@@ -246,22 +309,31 @@ func (p *Proxy) watch(ctx context.Context, u *upstream, c *mcpconn.Conn) {
 			if !ok {
 				return
 			}
-			if _, err := u.get(); err != nil {
-				return
-			}
-			_ = p.refreshOnly(ctx, u)
-			// A server may announce changes without end; re-list it at
-			// most this often.
-			t := time.NewTimer(minRelistGap)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
+			relist = func() { _ = p.refreshOnly(ctx, u) }
+		case <-c.MetaChanged():
+			relist = func() { p.refreshMeta(ctx, u) }
+		case <-c.Updated():
+			p.forwardUpdated(ctx, u, c.TakeUpdated())
+			continue
+		}
+		if _, err := u.get(); err != nil {
+			return
+		}
+		relist()
+		// A server may announce changes without end; re-list it at
+		// most this often.
+		t := time.NewTimer(minRelistGap)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
 		}
 	}
 }
+
+// freshFor is how long the start-up listing counts as just judged.
+const freshFor = 2 * time.Second
 
 // minRelistGap bounds how often one upstream's list_changed makes the
 // proxy re-list it.
@@ -274,22 +346,42 @@ const minRelistGap = 100 * time.Millisecond
 func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
-		case "tools/list":
-			if err := p.refresh(ctx); err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpsec proxy: " + err.Error()}
+		case "initialize", "notifications/initialized", "ping":
+		default:
+			select {
+			case <-p.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
 			}
-		case "tools/call":
-			// A client that still calls a tool the proxy withheld (it
-			// listed before the tool changed) learns why, instead of
-			// reading "unknown tool".
-			if params, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && params != nil {
-				p.mu.Lock()
-				why, held := p.withheld[params.Name]
-				p.mu.Unlock()
-				if held {
-					p.opts.Audit.Log(Record{Decision: DecisionCallDenied, ClientName: params.Name, Rule: "withheld", Evidence: why, Arguments: params.Arguments})
-					return blocked("withheld", why), nil
+		}
+		switch method {
+		case "tools/list":
+			// The listing judged at start-up is served as it is to a
+			// tools/list that follows it at once (a client's first, right
+			// after initialize); every other tools/list re-lists and
+			// re-judges.
+			p.mu.Lock()
+			fresh := !p.freshAt.IsZero() && time.Since(p.freshAt) < freshFor
+			p.freshAt = time.Time{}
+			p.mu.Unlock()
+			if !fresh {
+				if err := p.refresh(ctx); err != nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "mcpsec proxy: " + err.Error()}
 				}
+			}
+			// Served from the upstreams' own bytes, not from the SDK's
+			// registry, whose Tool type drops what it does not know.
+			return p.listResult(), nil
+		case "tools/call":
+			if params, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && params != nil {
+				res, raw, err := p.call(ctx, params.Name, params.Arguments)
+				if err != nil {
+					return nil, err
+				}
+				if raw != nil {
+					return &rawResult{raw: raw}, nil
+				}
+				return res, nil
 			}
 		}
 		return next(ctx, method, req)
@@ -415,7 +507,8 @@ func (p *Proxy) install(all, offered []agent.Tool, raws map[string]json.RawMessa
 	kept := map[string]bool{}
 	for _, t := range offered {
 		raw := raws[t.Server+"\x00"+t.Def.Name]
-		mt, key, err := clientTool(t, raw)
+		mt, wire, err := clientTool(t, raw)
+		key := string(wire)
 		fp := catalog.Fingerprint(t.Def)
 		if err == nil && next[t.ModelName] != nil {
 			err = fmt.Errorf("the name %q is listed twice", t.ModelName)
@@ -424,7 +517,7 @@ func (p *Proxy) install(all, offered []agent.Tool, raws map[string]json.RawMessa
 			p.verdict(DecisionToolWithheld, t, fp, "invalid_definition", err.Error())
 			continue
 		}
-		s := &served{tool: t, up: byUp[t.Server], key: key}
+		s := &served{tool: t, up: byUp[t.Server], key: key, wire: wire}
 		next[t.ModelName] = s
 		kept[t.Server+"\x00"+t.Def.Name] = true
 		if old := p.served[t.ModelName]; old != nil && old.key == key {
@@ -534,48 +627,105 @@ func rawFingerprint(raw json.RawMessage) string {
 	return catalog.Fingerprint(t)
 }
 
-// clientTool builds the definition the client is given. A tool no
-// transform changed is passed with the upstream's own bytes for its
-// schemas; a changed one is rebuilt from the judged definition. Fields
-// mcpsec does not judge (_meta, icons) are not passed.
-func clientTool(t agent.Tool, raw json.RawMessage) (*mcp.Tool, string, error) {
-	var body []byte
-	if raw != nil && catalog.Fingerprint(t.Def) == rawFingerprint(raw) {
-		body = raw
-	} else {
-		b, err := json.Marshal(t.Def)
+// judgedFields are the members of a tool definition the transforms judge
+// (and may rewrite); every other member is relayed as the server sent it.
+var judgedFields = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
+
+// clientTool builds the definition the client is given: the upstream's
+// own JSON object for the tool, byte for byte (execution, _meta, icons
+// and members no SDK knows included), with only what the proxy changed
+// replaced: the name in a gateway, the judged members of a tool a
+// transform rewrote (redaction). It returns the SDK's view of it (for
+// the registry that routes calls and announces changes) and the wire
+// bytes tools/list serves.
+func clientTool(t agent.Tool, raw json.RawMessage) (*mcp.Tool, json.RawMessage, error) {
+	def, err := json.Marshal(t.Def)
+	if err != nil {
+		return nil, nil, err
+	}
+	if raw == nil {
+		raw = def
+	}
+	fs, err := objectFields(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("definition: %w", err)
+	}
+	if catalog.Fingerprint(t.Def) != rawFingerprint(raw) {
+		judged, err := objectFields(def)
 		if err != nil {
-			return nil, "", err
+			return nil, nil, fmt.Errorf("definition: %w", err)
 		}
-		body = b
+		for _, k := range judgedFields {
+			fs = setField(fs, k, getField(judged, k))
+		}
+	}
+	var upName string
+	if err := json.Unmarshal(getField(fs, "name"), &upName); err != nil || upName != t.ModelName {
+		n, _ := json.Marshal(t.ModelName)
+		fs = setField(fs, "name", n)
+	}
+	wire := raw
+	if len(fs) == 0 || !sameFields(raw, fs) {
+		if wire, err = joinFields(fs); err != nil {
+			return nil, nil, err
+		}
 	}
 	var parts struct {
-		Name         string               `json:"name"`
 		Title        string               `json:"title"`
 		Description  string               `json:"description"`
 		InputSchema  json.RawMessage      `json:"inputSchema"`
 		OutputSchema json.RawMessage      `json:"outputSchema"`
 		Annotations  *mcp.ToolAnnotations `json:"annotations"`
 	}
-	if err := json.Unmarshal(body, &parts); err != nil {
-		return nil, "", fmt.Errorf("definition: %w", err)
+	if err := json.Unmarshal(wire, &parts); err != nil {
+		return nil, nil, fmt.Errorf("definition: %w", err)
 	}
 	if len(parts.InputSchema) == 0 || string(parts.InputSchema) == "null" {
-		return nil, "", errors.New("definition has no inputSchema")
+		return nil, nil, errors.New("definition has no inputSchema")
 	}
 	if t.Def.InputSchema["type"] != "object" {
-		return nil, "", errors.New(`inputSchema is not of type "object"`)
+		return nil, nil, errors.New(`inputSchema is not of type "object"`)
 	}
 	mt := &mcp.Tool{Name: t.ModelName, Title: parts.Title, Description: parts.Description, Annotations: parts.Annotations,
 		InputSchema: parts.InputSchema}
 	if len(parts.OutputSchema) > 0 && string(parts.OutputSchema) != "null" {
 		mt.OutputSchema = parts.OutputSchema
 	}
-	key, err := json.Marshal(mt)
-	if err != nil {
-		return nil, "", err
+	return mt, wire, nil
+}
+
+// sameFields reports whether fs is still exactly the object raw holds.
+func sameFields(raw json.RawMessage, fs []field) bool {
+	orig, err := objectFields(raw)
+	if err != nil || len(orig) != len(fs) {
+		return false
 	}
-	return mt, string(key), nil
+	for i := range orig {
+		if orig[i].key != fs[i].key || !bytes.Equal(orig[i].val, fs[i].val) {
+			return false
+		}
+	}
+	return true
+}
+
+// listResult is the client's tools/list answer: every offered tool's
+// wire bytes, in name order, on one page.
+func (p *Proxy) listResult() *rawResult {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	names := make([]string, 0, len(p.served))
+	for n := range p.served {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	b := []byte(`{"tools":[`)
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, p.served[n].wire...)
+	}
+	return &rawResult{raw: append(b, "]}"...)}
 }
 
 // addTool registers a tool, turning the SDK's panic on a definition it
@@ -611,31 +761,60 @@ func (p *Proxy) logNotes(notes []agent.Note, callID string, args json.RawMessage
 	}
 }
 
-// handle relays one tools/call after the call policies allow it.
+// handle is the registry's handler for a tool; calls reach p.call
+// through the middleware before the registry, so it only serves a caller
+// that bypasses that.
 func (p *Proxy) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	name := req.Params.Name
-	args := req.Params.Arguments
+	res, raw, err := p.call(ctx, req.Params.Name, req.Params.Arguments)
+	if err != nil || raw == nil {
+		return res, err
+	}
+	var out mcp.CallToolResult
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// call relays one tools/call after the call policies allow it. The
+// result is the upstream's own bytes (raw) unless the proxy answered
+// itself or a result transform rewrote it (res).
+func (p *Proxy) call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, json.RawMessage, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
 	p.mu.Lock()
 	s := p.served[name]
+	why, held := p.withheld[name]
 	p.seq++
 	id := "call-" + strconv.Itoa(p.seq)
 	p.mu.Unlock()
 	if s == nil {
+		if held {
+			// A client that still calls a tool the proxy withheld (it
+			// listed before the tool changed) learns why, instead of
+			// reading "unknown tool".
+			p.opts.Audit.Log(Record{Decision: DecisionCallDenied, ClientName: name, Rule: "withheld", Evidence: why, CallID: id, Arguments: args})
+			return blocked("withheld", why), nil, nil
+		}
 		p.opts.Audit.Log(Record{Decision: DecisionCallDenied, ClientName: name, Rule: "not_offered", CallID: id, Arguments: args})
-		return blocked("not_offered", fmt.Sprintf("no tool named %q is offered", name)), nil
+		return blocked("not_offered", fmt.Sprintf("no tool named %q is offered", name)), nil, nil
 	}
 	call := agent.Call{ID: id, Server: s.tool.Server, Tool: s.tool.Def.Name, ModelName: name, Arguments: args}
 	rec := Record{Server: call.Server, Tool: call.Tool, ClientName: name, CallID: id, Arguments: args}
 
-	p.mu.Lock()
-	d, notes := agent.Decide(p.opts.Seams.Policy, call, p.history)
-	if !d.Allow {
-		p.history.Calls = append(p.history.Calls, agent.CallRecord{Call: call, Blocked: true})
+	// The history is what taint and flow policies read; without a call
+	// policy nothing reads it, and keeping it would only grow.
+	track := len(p.opts.Seams.Policy) > 0
+	d, notes := agent.Allow, []agent.Note(nil)
+	if track {
+		p.mu.Lock()
+		d, notes = agent.Decide(p.opts.Seams.Policy, call, p.history)
+		if !d.Allow {
+			p.history.Calls = append(p.history.Calls, agent.CallRecord{Call: call, Blocked: true})
+		}
+		p.mu.Unlock()
 	}
-	p.mu.Unlock()
 	p.logNotes(notes, id, nil)
 	if !d.Allow {
 		rec.Decision, rec.Rule, rec.Reason, rec.Evidence = DecisionCallDenied, d.Rule, d.Reason, evidenceOf(notes)
@@ -644,20 +823,23 @@ func (p *Proxy) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		if ev := evidenceOf(notes); ev != "" {
 			why += ": " + ev
 		}
-		return blocked(d.Rule, why), nil
+		return blocked(d.Rule, why), nil, nil
 	}
 	c, err := s.up.get()
 	if err != nil {
 		rec.Decision, rec.Rule, rec.Evidence = DecisionCallFailed, "fail_closed", err.Error()
 		p.opts.Audit.Log(rec)
-		return failed(fmt.Sprintf("upstream server %s is unavailable: %v", call.Server, err)), nil
+		return failed(fmt.Sprintf("upstream server %s is unavailable: %v", call.Server, err)), nil, nil
 	}
 	rec.Decision, rec.Rule, rec.Reason = DecisionCallAllowed, d.Rule, d.Reason
-	p.opts.Audit.Log(rec)
+	// The allow record is synced while the call travels; the client gets
+	// no result before the record is durable.
+	ticket := p.opts.Audit.Append(rec)
 	res, err := c.CallTool(ctx, call.Tool, args)
+	p.opts.Audit.Wait(ticket)
 	if err != nil {
 		if errors.Is(err, mcpconn.ErrToolError) {
-			return nil, err
+			return nil, nil, err
 		}
 		if fatal(err) {
 			p.upstreamFailed(s.up, "tools/call "+call.Tool, err)
@@ -665,21 +847,23 @@ func (p *Proxy) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 			_ = p.refresh(context.WithoutCancel(ctx))
 		}
 		p.opts.Audit.Log(Record{Decision: DecisionCallFailed, Server: call.Server, Tool: call.Tool, ClientName: name, CallID: id, Rule: "fail_closed", Evidence: err.Error()})
-		return failed(fmt.Sprintf("upstream server %s failed on %s: %v", call.Server, call.Tool, err)), nil
+		return failed(fmt.Sprintf("upstream server %s failed on %s: %v", call.Server, call.Tool, err)), nil, nil
 	}
 	raw := agent.Result{Text: res.Text, IsError: res.IsError}
-	p.mu.Lock()
-	p.history.Calls = append(p.history.Calls, agent.CallRecord{Call: call, Raw: raw})
-	p.mu.Unlock()
+	if track {
+		p.mu.Lock()
+		p.history.Calls = append(p.history.Calls, agent.CallRecord{Call: call, Raw: raw})
+		p.mu.Unlock()
+	}
+	if len(p.opts.Seams.Results) == 0 {
+		return nil, res.Raw, nil
+	}
 	shown, rnotes := agent.ApplyResults(p.opts.Seams.Results, call, raw)
 	p.logNotes(rnotes, id, nil)
 	if shown == raw {
-		var out mcp.CallToolResult
-		if err := json.Unmarshal(res.Raw, &out); err == nil {
-			return &out, nil
-		}
+		return nil, res.Raw, nil
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: shown.Text}}, IsError: shown.IsError}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: shown.Text}}, IsError: shown.IsError}, nil, nil
 }
 
 func evidenceOf(notes []agent.Note) string {

@@ -218,7 +218,12 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if !strings.Contains(heading, blocked.ID) {
 		t.Errorf("trace heading %q does not name trial %s", heading, blocked.ID)
 	}
-	evs, err := trace.ReadFile(filepath.Join(run, blocked.Trace))
+	root, err := os.OpenRoot(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadRef(root, trace.RefOf(*blocked))
+	root.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,16 +6,28 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 func fmtRate(r *float64) string {
 	if r == nil {
 		return ""
 	}
-	return strconv.FormatFloat(*r, 'f', 6, 64)
+	return fmtF(*r)
 }
 
-func fmtF(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+// fmtF writes a rate to six decimals without trailing zeros ("1", "0.5",
+// "0.438503"): most rates of a control sweep are 0 or 1, and the zeros
+// were a fifth of metrics_long.csv.
+func fmtF(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 6, 64)
+	s = strings.TrimRight(s, "0")
+	s = strings.TrimSuffix(s, ".")
+	if s == "" || s == "-" || s == "-0" {
+		return "0"
+	}
+	return s
+}
 
 // classes returns the attack classes present in cells, "none" (benign)
 // first so utility matrices open with the baseline.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -30,13 +31,15 @@ type trialIndex struct {
 	lines  [][]byte // the record line of each row, for the score record
 }
 
+// indexRow keeps what choosing the embedded traces needs; the record's
+// other fields are parsed again from its line when the page data is
+// written, so thousands of listed trials do not each hold a map.
 type indexRow struct {
-	fields map[string]json.RawMessage
-	group  string // model, arm, class: the heatmap cell at register "*"
-	met    bool
-	block  bool
-	reg    string
-	trace  string
+	group string // model, arm, class: the heatmap cell at register "*"
+	met   bool
+	block bool
+	reg   string
+	trace trace.Ref
 }
 
 // recordFieldOrder is the field order of a trial record, so the score
@@ -114,9 +117,18 @@ func (idx *trialIndex) add(fields map[string]json.RawMessage, line []byte, perCe
 	}
 	counts[cell]++
 	isTrue := func(k string) bool { return string(fields[k]) == "true" }
-	idx.rows = append(idx.rows, indexRow{fields: fields, group: model + "\x00" + arm + "\x00" + class,
-		met: isTrue("objective_met"), block: isTrue("blocked"), reg: reg, trace: unquote(fields["trace"])})
+	idx.rows = append(idx.rows, indexRow{group: model + "\x00" + arm + "\x00" + class,
+		met: isTrue("objective_met"), block: isTrue("blocked"), reg: reg, trace: traceRef(fields)})
 	idx.lines = append(idx.lines, append([]byte(nil), line...))
+}
+
+// traceRef reads where a record's trace lies (a pack's span, or a file).
+func traceRef(fields map[string]json.RawMessage) trace.Ref {
+	num := func(k string) int64 {
+		n, _ := strconv.ParseInt(string(fields[k]), 10, 64)
+		return n
+	}
+	return trace.Ref{Path: unquote(fields["trace"]), Member: num("trace_member"), Offset: num("trace_offset"), Bytes: num("trace_bytes")}
 }
 
 // embedded holds the traces chosen for the page.
@@ -227,19 +239,23 @@ func priority(rows []indexRow, in []int) []int {
 const maxTraceFile = 16 << 20
 
 func (e *embedded) try(root *os.Root, idx *trialIndex, row, budget int) bool {
-	name := idx.rows[row].trace
-	if name == "" || !filepath.IsLocal(name) {
+	ref := idx.rows[row].trace
+	if ref.Path == "" || !filepath.IsLocal(ref.Path) {
 		return false // a trace path outside the run directory is never read
 	}
-	f, err := root.Open(name)
+	if ref.Packed() {
+		if ref.Bytes > maxTraceFile {
+			return false
+		}
+	} else if st, err := root.Stat(ref.Path); err != nil || st.Size() > maxTraceFile {
+		return false
+	}
+	rc, err := trace.OpenRef(root, ref)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Size() > maxTraceFile {
-		return false
-	}
-	evs, _ := trace.Read(f) // a torn last line still yields the events before it
+	defer rc.Close()
+	evs, _ := trace.Read(rc) // a torn last line still yields the events before it
 	if len(evs) == 0 {
 		return false
 	}
@@ -348,12 +364,26 @@ func cutValue(v any) any {
 // field order; booleans are bits of one number per row ("flags"), other
 // values index into the column's value table.
 func (idx *trialIndex) pageData(e *embedded) []byte {
+	fieldsOf := func(ri int) map[string]json.RawMessage {
+		var f map[string]json.RawMessage
+		_ = json.Unmarshal(idx.lines[ri], &f) // add parsed it already
+		return f
+	}
 	seen := map[string]bool{}
-	for _, r := range idx.rows {
-		for k := range r.fields {
+	notBool := map[string]bool{}
+	for ri := range idx.rows {
+		for k, v := range fieldsOf(ri) {
 			seen[k] = true
+			if string(v) != "true" && string(v) != "false" {
+				notBool[k] = true
+			}
 		}
 	}
+	// Where a trace lies inside a pack means nothing on the page (which
+	// says how to print a trace) and would cost a value per trial.
+	delete(seen, "trace_member")
+	delete(seen, "trace_offset")
+	delete(seen, "trace_bytes")
 	var cols []string
 	for _, k := range recordFieldOrder {
 		if seen[k] {
@@ -367,20 +397,9 @@ func (idx *trialIndex) pageData(e *embedded) []byte {
 	}
 	sort.Strings(extra)
 	cols = append(cols, extra...)
-	isBool := map[string]bool{}
-	for _, c := range cols {
-		isBool[c] = true
-	}
-	for _, r := range idx.rows {
-		for _, c := range cols {
-			if v, ok := r.fields[c]; ok && string(v) != "true" && string(v) != "false" {
-				isBool[c] = false
-			}
-		}
-	}
 	var bools, others []string
 	for _, c := range cols {
-		if isBool[c] && len(bools) < 52 { // bits of a JavaScript number
+		if !notBool[c] && len(bools) < 52 { // bits of a JavaScript number
 			bools = append(bools, c)
 		} else {
 			others = append(others, c)
@@ -392,24 +411,25 @@ func (idx *trialIndex) pageData(e *embedded) []byte {
 		valID[i] = map[string]int{}
 	}
 	rows := make([][]int64, len(idx.rows))
-	for ri, r := range idx.rows {
+	for ri := range idx.rows {
+		fields := fieldsOf(ri)
 		row := make([]int64, 0, len(others)+1)
 		var flags int64
 		for bi, c := range bools {
-			if string(r.fields[c]) == "true" {
+			if string(fields[c]) == "true" {
 				flags |= 1 << bi
 			}
 		}
 		row = append(row, flags)
 		for ci, c := range others {
-			v, ok := r.fields[c]
+			v, ok := fields[c]
 			if !ok {
 				row = append(row, -1)
 				continue
 			}
 			if c == "trace" {
 				// The usual paths are rebuilt by the script.
-				base := "traces/" + unquote(r.fields["trial_id"]) + ".jsonl"
+				base := "traces/" + unquote(fields["trial_id"]) + ".jsonl"
 				if p := unquote(v); p == base {
 					row = append(row, -2)
 					continue

@@ -7,10 +7,12 @@ import (
 	"io"
 )
 
-// WriteJSON writes the summary as indented JSON (summary.json). Cells and
-// deltas are encoded one at a time, so a sweep with many cells never holds
-// the whole document in memory; the bytes are the same as encoding the
-// Summary in one go with a two-space indent.
+// WriteJSON writes the summary (summary.json): one top-level field per
+// line, and in each list one compact element per line, so the file reads
+// and diffs line by line (and greps to one cell) without the indentation
+// that used to make up nearly half of it. Cells and deltas are encoded one
+// at a time, so a sweep with many cells never holds the whole document in
+// memory; the document is the same as encoding the Summary in one go.
 func WriteJSON(w io.Writer, s *Summary) error {
 	bw := bufio.NewWriter(w)
 	if err := writeJSON(bw, s); err != nil {
@@ -24,7 +26,7 @@ func WriteJSON(w io.Writer, s *Summary) error {
 
 func writeJSON(w *bufio.Writer, s *Summary) error {
 	field := func(name string, v any, last bool) error {
-		b, err := json.MarshalIndent(v, "  ", "  ")
+		b, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
@@ -42,7 +44,7 @@ func writeJSON(w *bufio.Writer, s *Summary) error {
 		} else {
 			w.WriteString("[\n")
 			for i := range n {
-				b, err := json.MarshalIndent(elem(i), "    ", "  ")
+				b, err := json.Marshal(elem(i))
 				if err != nil {
 					return err
 				}

@@ -10,9 +10,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/mcpsec/mcpsec/internal/model"
 	"github.com/mcpsec/mcpsec/internal/stats"
@@ -89,6 +91,37 @@ type Rate struct {
 	Rate       *float64 `json:"rate"`
 	WilsonLow  float64  `json:"wilson_low"`
 	WilsonHigh float64  `json:"wilson_high"`
+}
+
+// MarshalJSON writes the rate and its interval to six significant digits,
+// the precision of the CSV files: seventeen digits of a Wilson bound say
+// nothing more, and a sweep's summary holds tens of thousands of rates.
+func (r Rate) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 80)
+	b = append(b, `{"k":`...)
+	b = strconv.AppendInt(b, int64(r.K), 10)
+	b = append(b, `,"n":`...)
+	b = strconv.AppendInt(b, int64(r.N), 10)
+	b = append(b, `,"rate":`...)
+	if r.Rate == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendFloat6(b, *r.Rate)
+	}
+	b = append(b, `,"wilson_low":`...)
+	b = appendFloat6(b, r.WilsonLow)
+	b = append(b, `,"wilson_high":`...)
+	b = appendFloat6(b, r.WilsonHigh)
+	return append(b, '}'), nil
+}
+
+// appendFloat6 appends v to six significant digits in JSON's number
+// syntax (never NaN or an infinity: rates lie in [0, 1]).
+func appendFloat6(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, '0')
+	}
+	return strconv.AppendFloat(b, v, 'g', 6, 64)
 }
 
 // NewRate builds a Rate from k successes out of n.

@@ -365,7 +365,8 @@ func TestNoNoneArm(t *testing.T) {
 }
 
 // TestWriteJSONMatchesEncoder checks the streamed summary.json is the
-// same document encoding/json would produce in one go.
+// same document encoding/json would produce in one go, laid out one list
+// element per line.
 func TestWriteJSONMatchesEncoder(t *testing.T) {
 	for _, recs := range [][]trial.Record{fixtureRecords(), fixtureRecords()[:1]} {
 		s, err := Aggregate(writeRun(t, recs, ""))
@@ -377,12 +378,33 @@ func TestWriteJSONMatchesEncoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		enc := json.NewEncoder(&want)
-		enc.SetIndent("", "  ")
 		if err := enc.Encode(s); err != nil {
 			t.Fatal(err)
 		}
-		if got.String() != want.String() {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, got.Bytes()); err != nil {
+			t.Fatalf("summary.json is not JSON: %v", err)
+		}
+		if compact.String()+"\n" != want.String() {
 			t.Errorf("streamed JSON differs from encoding/json:\n%s\n---\n%s", got.String()[:min(2000, got.Len())], want.String()[:min(2000, want.Len())])
+		}
+		// One line per top-level field and per list element: the two
+		// braces, the fields, the five lists' brackets and their elements.
+		lines := strings.Count(got.String(), "\n")
+		elems := len(s.Cells) + len(s.Rollup) + len(s.RollupAllRegisters) + len(s.Deltas) + len(s.CaseMetrics)
+		if elems == 0 {
+			t.Fatal("fixture has no cells")
+		}
+		lists := 0
+		for _, n := range []int{len(s.Cells), len(s.Rollup), len(s.RollupAllRegisters), len(s.Deltas), len(s.CaseMetrics)} {
+			if n > 0 {
+				lists += 2
+			} else {
+				lists++
+			}
+		}
+		if want := 2 + 4 + lists + elems; lines != want {
+			t.Errorf("summary.json has %d lines, want %d (one per field and list element)", lines, want)
 		}
 	}
 }

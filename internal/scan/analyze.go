@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cloudflare/ahocorasick"
+	"github.com/mcpsec/mcpsec/internal/keyword"
 )
 
 // splitSentences cuts text into sentences at line breaks and at sentence
@@ -226,25 +226,34 @@ var hintPatterns = func() ([]string, []int) {
 	return pats, kinds
 }
 
-type hintIndex struct {
-	matcher *ahocorasick.Matcher
-	kinds   []int
-}
-
 // hintIndexOnce builds the raw-hint automaton on first use, like the
 // lexicon's: processes that never scan do not pay for it.
-var hintIndexOnce = sync.OnceValue(func() *hintIndex {
+var hintIndexOnce = sync.OnceValue(buildHints)
+
+func buildHints() *keyword.Index {
 	pats, kinds := hintPatterns()
-	return &hintIndex{matcher: ahocorasick.NewStringMatcher(pats), kinds: kinds}
-})
+	// A pattern listed under two hints ("secret", "private") signals
+	// only the hint it is listed under last: that is what the scanner's
+	// first automaton did (a repeated pattern kept its last index), and
+	// the rules were measured with it.
+	last := make(map[string]int, len(pats))
+	for i, p := range pats {
+		last[p] = i
+	}
+	var ps []string
+	var vs []uint64
+	for i, p := range pats {
+		if last[p] == i {
+			ps = append(ps, p)
+			vs = append(vs, uint64(kinds[i]))
+		}
+	}
+	return keyword.New(ps, vs)
+}
 
 // rawHints returns the hint bits present in lower-cased text.
 func rawHints(lower string) int {
-	h := 0
-	hi := hintIndexOnce()
-	for _, i := range hi.matcher.MatchThreadSafe([]byte(lower)) {
-		h |= hi.kinds[i]
-	}
+	h := int(hintIndexOnce().UnionString(lower))
 	if h&hintEnv != 0 && dotEnv.MatchString(lower) {
 		h |= hintFile
 	}
@@ -453,6 +462,10 @@ func toolLikeSlug(m string) bool {
 // talks about its own tool.
 type nameIndex struct {
 	owners map[string][]string // lower-case tool name -> servers offering it
+	// Lengths (bit min(len, 63)) and first bytes of the keys of owners:
+	// most words of a sentence fail one of them, and skip the map lookup.
+	lens  uint64
+	first [256]bool
 }
 
 func newNameIndex(servers map[string][]string) *nameIndex {
@@ -461,9 +474,18 @@ func newNameIndex(servers map[string][]string) *nameIndex {
 		for _, n := range names {
 			l := strings.ToLower(n)
 			ni.owners[l] = append(ni.owners[l], srv)
+			if l != "" {
+				ni.lens |= 1 << min(len(l), 63)
+				ni.first[l[0]] = true
+			}
 		}
 	}
 	return ni
+}
+
+// mayOwn is false when no tool name can equal tok.
+func (ni *nameIndex) mayOwn(tok string) bool {
+	return ni.lens&(1<<min(len(tok), 63)) != 0 && ni.first[tok[0]]
 }
 
 // distinctive names (with separators, digits or inner capitals) are
@@ -505,8 +527,21 @@ func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool)
 		}
 		before, after := i, j
 		i = j
-		raw := strings.Trim(sentence[before:after], ".-")
+		// strings.Trim(raw, ".-") without building its cutset per token.
+		lo, hi := before, after
+		for lo < hi && (sentence[lo] == '.' || sentence[lo] == '-') {
+			lo++
+		}
+		for hi > lo && (sentence[hi-1] == '.' || sentence[hi-1] == '-') {
+			hi--
+		}
+		raw := sentence[lo:hi]
 		if raw == "" {
+			continue
+		}
+		if !upper && !ni.mayOwn(raw) {
+			// (raw is its own lower-case form here; the lookup below
+			// would fail.)
 			continue
 		}
 		tok := raw
@@ -565,6 +600,10 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 		f |= fRole
 	}
 	f |= sc.intentFeatures(sentence, lower, sc.unitHints, f)
+	f |= sc.cues(sentence, lower, server, tool, f)
+	if f&fNamesSibling != 0 && onlySelfSlugs(sentence, tool) {
+		f &^= fNamesSibling // the tool naming itself is not navigation to a sibling
+	}
 	if strings.Contains(lower, "<important>") || strings.Contains(lower, "[important]") {
 		f |= fAuthority
 	}
@@ -648,7 +687,7 @@ func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
 	if f&fSafetyObj != 0 && f&(fModeSwitch|fRole) == 0 && sc.cur.ownSafetyOption() {
 		f &^= fSafetyObj
 	}
-	if f&fPersonal != 0 && sc.cur.inContract(lower, sc.unitWords) {
+	if f&fPersonal != 0 && f&(fDest|fOutside|fDeclFlow) == 0 && sc.cur.inContract(lower, sc.unitWords) {
 		f &^= fPersonal | fSecretWeak
 	}
 	if f&fCtx != 0 && f&(fDest|fOutside|fSecret|fFile|fHide|fHideStrong) == 0 && !strings.Contains(lower, "system prompt") && sc.cur.inContract(lower, sc.unitWords) {
@@ -666,7 +705,7 @@ func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
 	if f&(fFlow|fRead|fCallTool) == 0 && configDoc(sentence, lower) {
 		return f &^ (src | fField)
 	}
-	if sc.cur.inContract(lower, sc.unitWords) {
+	if !movesOwnSecret(f) && sc.cur.inContract(lower, sc.unitWords) {
 		return f &^ src
 	}
 	return f

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
+	"github.com/mcpsec/mcpsec/internal/keyword"
 )
 
 var benchSentences = []string{
@@ -89,5 +91,56 @@ func BenchmarkLock(b *testing.B) {
 	b.SetBytes(int64(size))
 	for i := 0; i < b.N; i++ {
 		NewLock(c)
+	}
+}
+
+// BenchmarkLexIndexBuild is the one-time cost of the scanner's keyword
+// indexes (lexicon and raw-text hints), paid by the first scan of a
+// process: time and allocations per build, and the memory one built pair
+// keeps (index-B from the index's own arrays, heap-B from the heap).
+// cpu-ms/build is process CPU time, which a loaded machine inflates less
+// than wall time.
+func BenchmarkLexIndexBuild(b *testing.B) {
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var lex *lexIndex
+	var hints *keyword.Index
+	cpu0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		lex, hints = buildLex(), buildHints()
+	}
+	cpu := processCPU() - cpu0
+	b.StopTimer()
+	if cpu > 0 {
+		b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/build")
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(lex.matcher.Bytes()+hints.Bytes()), "index-B")
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)), "heap-B")
+	b.ReportMetric(float64(lex.matcher.States()+hints.States()), "states")
+	runtime.KeepAlive(lex)
+	runtime.KeepAlive(hints)
+}
+
+// BenchmarkLexFeatures is the lexicon pass alone over the benchmark's
+// sentences, already reduced to match text.
+func BenchmarkLexFeatures(b *testing.B) {
+	var texts [][]byte
+	size := 0
+	for _, s := range benchSentences {
+		texts = append(texts, matchBytes(s))
+		size += len(texts[len(texts)-1])
+	}
+	lexIndexOnce()
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, t := range texts {
+			lexFeatures(t)
+		}
 	}
 }

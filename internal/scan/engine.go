@@ -73,6 +73,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 		rep.Servers = append(rep.Servers, ServerReport{Name: s.Name, Findings: fs})
 	}
 	crossServer(c, &rep)
+	lookalikeNames(c, &rep)
 	if opts.Lock != nil {
 		idx := map[string]int{}
 		for i, s := range rep.Servers {
@@ -219,6 +220,7 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	h := rawHints(lower)
 	sc.unitHints = h
 	f |= sc.intentUpperBound(h)
+	f |= sc.cueUpper(text, lower, server, tool)
 	if h&hintFile != 0 {
 		f |= fFile | fSrc
 	}
@@ -499,6 +501,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	// reading.
 	var variants []decoded
 	variants = append(variants, findEncoded(p.text)...)
+	variants = append(variants, moreVariants(p.text)...)
 	if d, ok := rot13Variant(p.text); ok {
 		variants = append(variants, d)
 	}

@@ -1,13 +1,12 @@
 package scan
 
 import (
-	"sort"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cloudflare/ahocorasick"
+	"github.com/mcpsec/mcpsec/internal/keyword"
 )
 
 // feature is one structural cue found in a sentence. Rules are
@@ -476,10 +475,10 @@ var lexicon = map[feature][]string{
 	},
 }
 
-// lexEntry maps one matcher pattern to the features it signals.
+// lexIndex is the lexicon's automaton: each pattern's value is the set of
+// features it signals.
 type lexIndex struct {
-	matcher  *ahocorasick.Matcher
-	features []feature
+	matcher *keyword.Index
 	// stems of flow/read verbs for the negation and passive check.
 	flowStems, readStems stemSet
 }
@@ -540,9 +539,8 @@ func pattern(p string) string {
 	return matchText(p)
 }
 
-// lexicon automaton is built on first use, not at start-up: it costs
-// tens of megabytes and most mcpsec processes (a fixture server, a
-// report) never scan.
+// lexicon automaton is built on first use, not at start-up: most mcpsec
+// processes (a fixture server, a report) never scan.
 var lexIndexOnce = sync.OnceValue(buildLex)
 
 func buildLex() *lexIndex {
@@ -557,14 +555,11 @@ func buildLex() *lexIndex {
 			byPattern[pat] |= f
 		}
 	}
-	// Deterministic pattern order keeps the automaton identical between
-	// runs; the map iteration above is not.
-	sort.Strings(order)
-	li := &lexIndex{features: make([]feature, len(order))}
+	values := make([]uint64, len(order))
 	for i, p := range order {
-		li.features[i] = byPattern[p]
+		values[i] = uint64(byPattern[p])
 	}
-	li.matcher = ahocorasick.NewStringMatcher(order)
+	li := &lexIndex{matcher: keyword.New(order, values)}
 	for _, p := range lexicon[fFlow] {
 		if !isCJK(p) && !strings.Contains(p, " ") {
 			li.flowStems.add(p)
@@ -601,7 +596,23 @@ func appendMatch(b []byte, s string) []byte {
 	b = append(b, ' ')
 	lastSpace := true
 	var prev1, prev2 rune // the two runes before the current one
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		} else if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || (r >= 'A' && r <= 'Z') {
+			// Fast path for the common case, with the result of the
+			// switch below: ASCII letters and digits are kept, lower-cased.
+			if r <= 'Z' && r >= 'A' {
+				b = append(b, byte(r+32))
+			} else {
+				b = append(b, byte(r))
+			}
+			prev2, prev1 = prev1, r
+			lastSpace = false
+			i++
+			continue
+		}
 		out := r
 		switch {
 		case r == '’' || r == '\'':
@@ -636,6 +647,7 @@ func appendMatch(b []byte, s string) []byte {
 			out = ' '
 		}
 		prev2, prev1 = prev1, r
+		i += size
 		if out == ' ' {
 			if lastSpace {
 				continue
@@ -654,12 +666,7 @@ func appendMatch(b []byte, s string) []byte {
 
 // lexFeatures returns the lexicon features of a match text.
 func lexFeatures(mt []byte) feature {
-	var f feature
-	lx := lexIndexOnce()
-	for _, i := range lx.matcher.MatchThreadSafe(mt) {
-		f |= lx.features[i]
-	}
-	return f
+	return feature(lexIndexOnce().matcher.Union(mt))
 }
 
 var negators = map[string]bool{

@@ -2,7 +2,8 @@
 // line, written append-only, and a reader that tolerates a truncated last
 // line (a crashed run) and says so. A trace file whose name ends in ".gz"
 // is gzip-compressed; the readers recognise compression by its magic
-// bytes, so plain and compressed traces read alike.
+// bytes, so plain and compressed traces read alike. A sweep packs many
+// trials' traces into one file (Pack); a Ref says where one trial's is.
 package trace
 
 import (
@@ -89,6 +90,11 @@ type Writer struct {
 	line   []byte  // reused buffer for the line being written
 	keep   bool
 	now    func() time.Time
+	// pack, when set, is the pack this trial's trace is written into;
+	// ref is where (complete once Close returns).
+	pack   *Pack
+	ref    Ref
+	closed bool
 }
 
 // NewWriter writes to w. keep also retains the events in memory so the
@@ -139,8 +145,14 @@ func (w *Writer) Emit(kind string, step int, data any) error {
 	if w.err != nil {
 		return w.err
 	}
+	if w.closed {
+		// In a pack, a late event would land in the next trial's text.
+		return fmt.Errorf("trace %s: %w", kind, ErrClosed)
+	}
 	w.seq++
-	ev := Event{Seq: w.seq, Time: w.now().UTC(), Kind: kind, Step: step, Data: raw}
+	// Microseconds are finer than anything a trace's timing shows, and
+	// the nanosecond digits were a tenth of a compressed trace.
+	ev := Event{Seq: w.seq, Time: w.now().UTC().Truncate(time.Microsecond), Kind: kind, Step: step, Data: raw}
 	if w.seq == 1 {
 		ev.SchemaVersion = SchemaVersion
 	}
@@ -197,6 +209,14 @@ func (e Event) appendLine(b []byte) ([]byte, error) {
 	return append(b, "}\n"...), nil
 }
 
+// Ref says where the trace lies once Close has returned: in a pack, the
+// trial's span; otherwise nothing (the caller knows its file).
+func (w *Writer) Ref() Ref {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ref
+}
+
 // Events returns the events kept in memory.
 func (w *Writer) Events() []Event {
 	w.mu.Lock()
@@ -205,13 +225,24 @@ func (w *Writer) Events() []Event {
 }
 
 // Close ends the compressed stream (if any), then syncs and closes the
-// file, if the writer owns one.
+// file, if the writer owns one. A trial's writer of a pack ends the trial
+// in the pack instead (flushed and synced). Closing twice is harmless.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.pack != nil {
+		if !w.closed {
+			w.closed = true
+			if err := w.pack.end(w); err != nil && w.err == nil {
+				w.err = err
+			}
+		}
+		return w.err
+	}
 	if w.f == nil {
 		return w.err
 	}
+	w.closed = true
 	var zerr error
 	if w.gz != nil {
 		zerr = w.gz.Close()
@@ -224,6 +255,9 @@ func (w *Writer) Close() error {
 	w.f = nil
 	return errors.Join(w.err, zerr, serr, cerr)
 }
+
+// ErrClosed is returned by Emit after Close.
+var ErrClosed = errors.New("trace writer closed")
 
 // ErrTruncated reports that the last line of a trace was cut short; the
 // events before it are still returned.
@@ -290,7 +324,7 @@ var gzipMagic = []byte{0x1f, 0x8b}
 
 // decompress returns a buffered reader of r's text, looking through gzip
 // when r starts with its magic bytes.
-func decompress(r io.Reader) (*bufio.Reader, io.Closer, error) {
+func decompress(r io.Reader) (*bufio.Reader, *gzip.Reader, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(len(gzipMagic))
 	if !bytes.Equal(head, gzipMagic) {
@@ -303,9 +337,8 @@ func decompress(r io.Reader) (*bufio.Reader, io.Closer, error) {
 		}
 		return nil, nil, fmt.Errorf("read trace: %w", err)
 	}
-	// One trace per file: a second concatenated member would be a
-	// different file glued on, not part of this trace.
-	zr.Multistream(false)
+	// A pack (see Pack) is a sequence of members, read as one text, the
+	// way zcat reads it.
 	return bufio.NewReaderSize(zr, 1<<16), zr, nil
 }
 
@@ -329,7 +362,7 @@ func Open(path string) (io.ReadCloser, error) {
 
 // closers closes a decompressor (if any) and then its file.
 type closers struct {
-	zr io.Closer
+	zr *gzip.Reader
 	f  *os.File
 }
 

@@ -43,6 +43,14 @@ type Record struct {
 	Blocks       int `json:"blocks"`
 	Prompts      int `json:"prompts"`
 
-	// Trace is the trace file's path relative to the run directory.
-	Trace string `json:"trace"`
+	// Trace is the trace file's path relative to the run directory. A
+	// sweep packs many trials' traces into one file (trace.Pack): then
+	// the trial's trace is the TraceBytes of text that start TraceOffset
+	// bytes into the gzip member at byte TraceMember of the file. Without
+	// TraceBytes the trace is the whole file (one trial per file, as
+	// mcpsec trial --trace and runs of older versions write it).
+	Trace       string `json:"trace"`
+	TraceMember int64  `json:"trace_member,omitempty"`
+	TraceOffset int64  `json:"trace_offset,omitempty"`
+	TraceBytes  int64  `json:"trace_bytes,omitempty"`
 }

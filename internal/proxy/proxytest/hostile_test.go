@@ -150,6 +150,12 @@ func TestHostileUpstreamsFailClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen := validateAudit(t, audit)
+	for _, d := range []string{proxy.DecisionUpstreamFailed, proxy.DecisionCallFailed, proxy.DecisionCallAllowed, proxy.DecisionToolPassed} {
+		if seen[d] == 0 {
+			t.Errorf("no %s record in the log: %v", d, seen)
+		}
+	}
 	down := map[string]bool{}
 	for _, r := range recs {
 		if r.Decision == proxy.DecisionUpstreamFailed {

@@ -3,15 +3,11 @@ package proxytest_test
 import (
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/proxy"
 )
-
-var executionField = regexp.MustCompile(`,"execution":\{[^{}]*\}`)
 
 // TestTSClientThroughProxy: the official TypeScript client lists and calls
 // through `mcpsec proxy -- mcpsec fixture serve --server poisoned ...` and
@@ -63,10 +59,7 @@ func TestTSClientThroughProxy(t *testing.T) {
 
 			want := map[string]string{}
 			for _, tl := range direct.Tools {
-				// The go-sdk's Tool type has no "execution" (the tasks
-				// extension's taskSupport), so the proxy cannot relay it;
-				// everything else must arrive unchanged.
-				want[tl.Name] = executionField.ReplaceAllString(tl.Raw, "")
+				want[tl.Name] = tl.Raw
 			}
 			got := map[string]string{}
 			for _, tl := range via.Tools {
@@ -95,22 +88,10 @@ func TestTSClientThroughProxy(t *testing.T) {
 					t.Errorf("%s: through the proxy %+v, directly %+v", c.Name, c, d)
 				}
 			}
-			b, err := os.ReadFile(audit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs, err := proxy.ReadAudit(audit, strings.NewReader(string(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			allowed, withheld := 0, 0
-			for _, r := range recs {
-				switch r.Decision {
-				case proxy.DecisionCallAllowed:
-					allowed++
-				case proxy.DecisionToolWithheld:
-					withheld++
-				}
+			seen := validateAudit(t, audit)
+			allowed, withheld := seen[proxy.DecisionCallAllowed], seen[proxy.DecisionToolWithheld]
+			if seen[proxy.DecisionStarted] != 1 || seen[proxy.DecisionToolPassed] != len(got) {
+				t.Errorf("audit log: %v; want one start and %d tools passed", seen, len(got))
 			}
 			if allowed != len(tc.calls) || withheld != len(tc.withheld) {
 				t.Errorf("audit log: %d calls allowed, %d tools withheld; want %d and %d", allowed, withheld, len(tc.calls), len(tc.withheld))

@@ -15,13 +15,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/mcpsec/mcpsec/internal/cli"
+	"github.com/mcpsec/mcpsec/internal/proxy"
 )
 
 // The test binary runs mcpsec with the JSON argument list in envArgs, or
@@ -33,9 +37,20 @@ const (
 	envInner = "MCPSEC_PROXYTEST_INNER"
 	envPid   = "MCPSEC_PROXYTEST_PIDFILE"
 	envDump  = "MCPSEC_PROXYTEST_ENVFILE" // write the environment here first
+	// envProfile makes the process run from envArgs (the proxy in the
+	// benchmarks) write a CPU profile there, for finding its per-call cost:
+	//	MCPSEC_PROXYTEST_CPUPROFILE=/tmp/proxy.prof go test -run '^$' -bench ToolsCall/proxy ...
+	envProfile = "MCPSEC_PROXYTEST_CPUPROFILE"
+	// envStubborn makes the process outlive its stdin: a server that does
+	// not exit when its client goes away.
+	envStubborn = "MCPSEC_PROXYTEST_STUBBORN"
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(envRawServer) != "" && os.Getenv(envArgs) == "" {
+		serveRaw(os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
 	spec := os.Getenv(envArgs)
 	if spec == "" {
 		spec = os.Getenv(envInner)
@@ -52,7 +67,27 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "proxytest: bad argument list:", err)
 			os.Exit(2)
 		}
-		os.Exit(cli.Run(args, os.Stdin, os.Stdout, os.Stderr))
+		if f := os.Getenv(envProfile); f != "" && os.Getenv(envArgs) != "" {
+			if out, err := os.Create(f); err == nil && pprof.StartCPUProfile(out) == nil {
+				code := cli.Run(args, os.Stdin, os.Stdout, os.Stderr)
+				pprof.StopCPUProfile()
+				out.Close()
+				if hf, err := os.Create(f + ".allocs"); err == nil {
+					_ = pprof.Lookup("allocs").WriteTo(hf, 0)
+					hf.Close()
+				}
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				_ = os.WriteFile(f+".gc", fmt.Appendf(nil, "gc cycles %d, heap in use %d MiB, total alloc %d MiB, gc pause total %v\n",
+					ms.NumGC, ms.HeapInuse>>20, ms.TotalAlloc>>20, time.Duration(ms.PauseTotalNs)), 0o600)
+				os.Exit(code)
+			}
+		}
+		code := cli.Run(args, os.Stdin, os.Stdout, os.Stderr)
+		if os.Getenv(envStubborn) != "" {
+			select {}
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -111,13 +146,28 @@ type tsProbe struct {
 		IsError bool   `json:"isError"`
 		Result  string `json:"result"`
 	} `json:"calls"`
+	Resources []string `json:"resources"`
+	Templates []string `json:"templates"`
+	Reads     []struct {
+		URI   string `json:"uri"`
+		Text  string `json:"text"`
+		Error string `json:"error"`
+	} `json:"reads"`
+	Updated string `json:"updated"`
 }
 
 // tsClient runs the official TypeScript client against argv (with env).
 func tsClient(t *testing.T, argv, env []string, calls ...[2]string) tsProbe {
 	t.Helper()
+	return tsClientFlags(t, []string{"--raw"}, argv, env, calls...)
+}
+
+// tsClientFlags is tsClient with the probe's own flags (--resources,
+// --read URI, --subscribe URI).
+func tsClientFlags(t *testing.T, flags, argv, env []string, calls ...[2]string) tsProbe {
+	t.Helper()
 	node, dir := interopDir(t)
-	args := []string{filepath.Join(dir, "ts_client.mjs"), "--raw"}
+	args := append([]string{filepath.Join(dir, "ts_client.mjs")}, flags...)
 	for _, c := range calls {
 		args = append(args, "--call", c[0], c[1])
 	}
@@ -146,12 +196,100 @@ func assertGone(t *testing.T, pidFile string) {
 		return
 	}
 	pid, _ := strconv.Atoi(string(b))
-	for range 1000 {
+	// Up to 30 s: a killed process is gone within milliseconds.
+	for range 3000 {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return
+		}
+		// A dead process whose parent died too is a zombie until the
+		// init process reaps it: it runs nothing any more.
+		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			if f := bytes.Fields(st[bytes.LastIndexByte(st, ')')+1:]); len(f) > 0 && string(f[0]) == "Z" {
+				return
+			}
 		}
 		runtime.Gosched()
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("process %d (%s) still exists", pid, filepath.Base(pidFile))
+}
+
+// auditSchema is the published schema of an audit line.
+const auditSchema = "../../../schema/proxy-audit.schema.json"
+
+// compileAuditSchema compiles the audit line's schema with a real
+// validator, formats asserted.
+func compileAuditSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	raw, err := os.ReadFile(auditSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", auditSchema, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	id, _ := doc.(map[string]any)["$id"].(string)
+	if id != fmt.Sprintf("https://mcpsec.invalid/schema/proxy-audit/%d", proxy.AuditVersion) {
+		t.Fatalf("%s: $id %q does not carry version %d", auditSchema, id, proxy.AuditVersion)
+	}
+	if err := c.AddResource(id, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(id)
+	if err != nil {
+		t.Fatalf("compile %s: %v", auditSchema, err)
+	}
+	return sch
+}
+
+// validateAudit checks every line of an audit log the proxy wrote against
+// schema/proxy-audit.schema.json and returns how often each decision
+// occurs.
+func validateAudit(t *testing.T, path string) map[string]int {
+	t.Helper()
+	sch := compileAuditSchema(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for i, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+		if err != nil {
+			t.Fatalf("%s line %d: not JSON: %v", path, i+1, err)
+		}
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("%s line %d does not match %s:\n%v", path, i+1, auditSchema, err)
+		}
+		var rec proxy.Record
+		_ = json.Unmarshal(line, &rec)
+		seen[rec.Decision]++
+	}
+	return seen
+}
+
+// TestAuditSchemaRejects: lines the proxy must never write fail the
+// schema (so that validateAudit can fail).
+func TestAuditSchemaRejects(t *testing.T) {
+	sch := compileAuditSchema(t)
+	for _, bad := range []string{
+		`{"v":2,"time":"2026-11-30T10:00:00Z","decision":"started"}`,
+		`{"v":1,"time":"yesterday","decision":"started"}`,
+		`{"v":1,"time":"2026-11-30T10:00:00Z","decision":"tool_allowed"}`,
+		`{"v":1,"time":"2026-11-30T10:00:00Z","decision":"started","extra":1}`,
+		`{"v":1,"time":"2026-11-30T10:00:00Z","decision":"tool_passed","server":"s","tool":"t","client_name":"t"}`,
+		`{"v":1,"time":"2026-11-30T10:00:00Z","decision":"call_denied","client_name":"t","call_id":"call-1"}`,
+	} {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sch.Validate(v) == nil {
+			t.Errorf("schema accepts %s", bad)
+		}
+	}
 }

@@ -136,7 +136,7 @@
     h += "</tbody></table></div><div>";
     var t = traceByRow[row];
     if (!t) {
-      h += '<p class="limit">This trial\'s timeline is not embedded (page size limit). Its full trace is <code>' + esc(rec.trace || "") + "</code> in the run directory.</p>";
+      h += '<p class="limit">This trial\'s timeline is not embedded (page size limit). Its full trace is in the run directory (<code>' + esc(rec.trace || "") + "</code>); print it with <code>mcpsec trace RUN_DIR " + esc(rec.trial_id) + "</code>.</p>";
     } else {
       h += '<h4>Event timeline</h4><ol class="timeline">' + timeline(t.ev) + "</ol>";
     }
