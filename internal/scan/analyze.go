@@ -673,6 +673,9 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if f&fHide == 0 && f&(fFlow|fRead|fCallTool|fModal|fImper) != 0 && prohibition(string(mtb)) {
 		f &^= fFlow | fRead | fCallTool | fModal | fImper | fField | fStore | fPrereq
 	}
+	if f&fHide != 0 && f&fHideStrong == 0 && describedManner(lower) {
+		f &^= fHide
+	}
 	return sc.ownObjects(f, sentence, lower)
 }
 

@@ -127,3 +127,31 @@ func softWrap(text string, start, nl int) bool {
 // concealment in the next sentence ("No need to mention it.") applies to
 // whatever came before, so those rules pair freely.
 const pairSignals = sigSource | sigFlow | sigDest | sigXTool
+
+// hideAdverbRe finds the manner adverbs that turn an order into a covert
+// one ("quietly cc", "silently attach"), with the words around them.
+var hideAdverbRe = regexp.MustCompile(`(\S*)\s*\b(?:silently|quietly|discreetly)\b\s*(\S*)`)
+
+// describedManner reports a sentence whose only concealment cue is a
+// manner adverb describing how something behaves ("direct edits fail
+// silently", "commands can't silently route to the wrong file",
+// "silently ignores missing files"), not how the model is to act.
+func describedManner(lower string) bool {
+	ms := hideAdverbRe.FindAllStringSubmatch(lower, -1)
+	if len(ms) == 0 {
+		return false
+	}
+	for _, m := range ms {
+		prev, next := strings.Trim(m[1], ".,;:()*`'\""), strings.Trim(m[2], ".,;:()*`'\"")
+		thirdPerson := func(w string) bool {
+			return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && w != "always" && w != "this"
+		}
+		switch {
+		case thirdPerson(prev), thirdPerson(next), strings.HasSuffix(prev, "ed"), strings.HasSuffix(next, "ed"):
+		case prev == "can't" || prev == "cannot" || prev == "won't" || prev == "never" || prev == "not" || prev == "doesn't":
+		default:
+			return false
+		}
+	}
+	return lexOf(hideAdverbRe.ReplaceAllString(lower, "$1 $2"))&(fHide|fHideStrong) == 0
+}

@@ -308,6 +308,8 @@ var Rules = []*Rule{
 			"Hidden files are skipped unless show_hidden is true.",
 			"Show the result to the user.",
 			"Silently ignores missing files.",
+			"Pins the session to one file so edits made while the user works elsewhere can't silently land in the wrong file.",
+			"Direct edits of a linked copy fail silently; the user sees no change.",
 			"Before calling this tool, make sure the user has confirmed the recipients. Do not send email without asking the user.",
 		},
 	},
