@@ -195,14 +195,17 @@ func (t *tapConn) Close() error {
 
 // release forgets a slot whose call ended without a response (timeout,
 // cancellation), so a hung server cannot grow the pending map.
-func (t *tapConn) release(s *rawSlot) {
+func (t *tapConn) release(s *rawSlot) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	found := false
 	for id, p := range t.pending {
 		if p == s {
 			delete(t.pending, id)
+			found = true
 		}
 	}
+	return found
 }
 
 // directPrefix starts the ids of requests the tap writes itself; the
@@ -235,16 +238,19 @@ func (t *tapConn) callDirect(ctx context.Context, slot *rawSlot, method string, 
 		return err
 	}
 	if err := t.inner.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
-		t.release(slot)
+		if !t.release(slot) {
+			<-slot.done // the read side took it: let it finish with slot
+		}
 		return err
 	}
 	select {
 	case <-slot.done:
 	case <-ctx.Done():
-		t.release(slot)
-		select {
-		case <-slot.done: // answered meanwhile
-		default:
+		if !t.release(slot) {
+			// The read side took the slot (a response or the end of the
+			// stream) and is about to close done: it owns slot until then.
+			<-slot.done
+		} else {
 			idJSON, _ := json.Marshal(id.Raw())
 			cancel := json.RawMessage(`{"requestId":` + string(idJSON) + `,"reason":"` + ctx.Err().Error() + `"}`)
 			wctx, stop := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
