@@ -13,10 +13,15 @@ test: deps
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -timeout 20m -run 'Proof' ./internal/bench/
 
+# npm ci runs when node_modules was not installed from the current lockfile
+# (a copy of the lockfile inside node_modules records the last install), so
+# a second `make test` does not reinstall 3 GB of unchanged packages.
 deps:
 	$(GO) mod download
-	cd interop && npm ci --no-audit --no-fund --loglevel=error
-	cd testdata/realworld && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	cd interop && { cmp -s package-lock.json node_modules/.installed-lock.json || \
+		{ npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json; }; }
+	cd testdata/realworld && { cmp -s package-lock.json node_modules/.installed-lock.json || \
+		{ npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json; }; }
 	@command -v chromium >/dev/null 2>&1 || { \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 

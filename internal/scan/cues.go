@@ -3,6 +3,9 @@ package scan
 import (
 	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/mcpsec/mcpsec/internal/keyword"
 )
 
 // Structural cues computed from word classes and word order rather than
@@ -176,17 +179,307 @@ var (
 // cueUpper over-approximates cues for the prefilter: every cue that the
 // lowered whole text could yield.
 func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
-	return sc.cues(text, lower, server, tool, lexOf(text)|fImper|fModal|fAddr|fAddrModel)
+	var f feature
+	l := lower
+	h := cueGates(lower)
+	if gConceal(h, l) {
+		f |= fHide | fUser
+	}
+	if gSecrecy(h, l) {
+		f |= fHideStrong
+	}
+	dest, outside := gDest(h, l), gOutside(h, l)
+	if outside {
+		f |= fOutside
+	}
+	if dest || outside {
+		f |= fDeclFlow | fDest
+	}
+	if gSafeguard(h, l) {
+		f |= fOvSafeVerb | fSafetyObj | fTamper | fUnreq
+	}
+	if gUserData(h, l) {
+		f |= fUserData
+	}
+	if gLift(h, l) || gNoRules(h, l) {
+		f |= fOvSafeVerb | fSafetyObj
+	}
+	if gObey(h, l) {
+		f |= fOvVerb | fOvObj | fOvScope
+	}
+	if h&hintCue33 != 0 {
+		f |= fOvVerb
+	}
+	if gPersona(h, l) {
+		f |= fModeSwitch
+	}
+	if gMass(h, l) || h&hintCue34 != 0 {
+		f |= fDestructDemand
+	}
+	if gTrigger(h, l) {
+		f |= fUnreq
+	}
+	if h&hintCue35 != 0 {
+		f |= fPrereq
+	}
+	if gAnyTool(h, l) {
+		f |= fAnyTool
+	}
+	if gForce(h, l) {
+		f |= fTamper
+	}
+	if h&hintCue36 != 0 {
+		f |= fImper
+	}
+	if h&hintCue37 != 0 {
+		f |= fRead | fImper
+	}
+	if strings.Contains(text, "_") {
+		f |= fForeignTool | fInstead | fImper | fSelfRef
+	}
+	if gHook(h, l) {
+		f |= fSelfInsert
+	}
+	if h&hintCue38 != 0 || gEnvDump(h, l) {
+		f |= fSecret | fSrc | fContents
+	}
+	if gPersonalDoc(h, l) {
+		f |= fPersonal
+	}
+	if gFolder(h, l) {
+		f |= fFile | fSrc
+	}
+	if gOtherBad(h, l) {
+		f |= fDisparage
+	}
+	if h&hintCue39 != 0 {
+		f |= fSelfRef | fUniversal
+	}
+	if h&hintCue40 != 0 {
+		f |= fOthers
+	}
+	if gSeen(h, l) {
+		f |= fSrc | fUniversal
+	}
+	if gUserSaid(h, l) {
+		f |= fCtx | fSrc | fConvSrc
+	}
+	return f
+}
+
+// Hint bits of the cue gates, above the engine's own hints; each is one
+// phrase group found in the same automaton pass as the others.
+const (
+	hintCue0 uint64 = 1 << iota
+	hintCue1
+	hintCue2
+	hintCue3
+	hintCue4
+	hintCue5
+	hintCue6
+	hintCue7
+	hintCue8
+	hintCue9
+	hintCue10
+	hintCue11
+	hintCue12
+	hintCue13
+	hintCue14
+	hintCue15
+	hintCue16
+	hintCue17
+	hintCue18
+	hintCue19
+	hintCue20
+	hintCue21
+	hintCue22
+	hintCue23
+	hintCue24
+	hintCue25
+	hintCue26
+	hintCue27
+	hintCue28
+	hintCue29
+	hintCue30
+	hintCue31
+	hintCue32
+	hintCue33
+	hintCue34
+	hintCue35
+	hintCue36
+	hintCue37
+	hintCue38
+	hintCue39
+	hintCue40
+)
+
+// cueGateIndex finds every gate phrase in one pass. Unlike the engine's
+// hint automaton, a phrase listed under several gates signals all of them.
+var cueGateIndex = sync.OnceValue(func() *keyword.Index {
+	var ps []string
+	var vs []uint64
+	add := func(bit uint64, phrases ...string) {
+		for _, p := range phrases {
+			ps = append(ps, p)
+			vs = append(vs, bit)
+		}
+	}
+	add(hintCue0, "user", "human", "customer", "anyone", "requester", "why", "the reason", "your ")
+	add(hintCue1, "hid", "conceal", "withh", "keep", "omit", "leave", "not ", "never", "n't", "without", "no need")
+	add(hintCue2, "between us", "between you", "between ourselves", "yourself", "off the record", "secret", "quiet", "hush")
+	add(hintCue3, "://", "@")
+	add(hintCue4, "party", "partner", "broker", "vendor", "external", "outside", "foreign", "advertis", "training", "collector")
+	add(hintCue5, "without", "no need", "not ", "never", "n't", "skip", "no longer", "disabled", "waived", "unnecessary", "no confirmation", "no approval", "no review", "switched off", "turned off", " off ")
+	add(hintCue6, "ask", "check", "confirm", "consult", "wait", "approv", "review", "consent", "sign-off")
+	add(hintCue7, "address book", "contact list", "contacts list", "history", "call log", "photo library", "calendar entries", "inbox contents", "private ")
+	add(hintCue8, "suspend", "lifted", "relieved", "cleared", "waived", "void", "removed", "disabled", "switched off", "turned off", "no longer appl", "not apply", "n't apply", "outrank", "overrid", "supersed", "precedence", "priority over", "exempt", "released from", "freed from")
+	add(hintCue9, "restriction", "rule", "polic", "filter", "guideline", "limit", "safeguard", "guardrail", "constraint", "instruction", "principle")
+	add(hintCue10, "with no ", "has no ", "have no ", "having no ", "no restrictions", "no rules", "no limits", "no filters", "no policies", "unfiltered", "uncensored", "unrestricted")
+	add(hintCue11, "follow", "obey", "execut", "carry out", "act on", "comply", "run")
+	add(hintCue12, " found ", " contained ", " given ", " written ", " embedded ", " requested ", " appearing ", " appear ", " arrive", " returned ")
+	add(hintCue13, "from here on", "from this point", "from this moment", "henceforth", "for the rest of", "in character")
+	add(hintCue14, "you are", "you're")
+	add(hintCue15, "mode", "unfiltered", "uncensored", "unrestricted")
+	add(hintCue16, "delet", "remov", "wip", "eras", "destroy", "purg", "shred", "cancel", "revok", "uninstall", "terminat", "nuk")
+	add(hintCue17, "all ", "every ", "entire ", "whole ", "except", "--all")
+	add(hintCue18, "clos", "withdraw")
+	add(hintCue19, "account", "balance", "funds")
+	add(hintCue20, "in doubt", "whenever", "after every", "after each", "after any", "after all", " a day", " a week", " a month", "routinely", "regardless", "as part of", "without asking", "danach", "during each", "during every")
+	add(hintCue21, "server's tool", "servers' tool", "server tool", "tools of", "tools from", "tools on", "tools in", "tool of", "tool from", "tool on", "tools named", "tool named", "whose name", "any server", "any other server")
+	add(hintCue22, "set ", "change ", "switch ", "force ", "replace ", "raise ", "lower ", "increase ", "bump ", "rewrite ", "point ", "redirect ", "whatever", "no matter", "regardless of what", "instead of the")
+	add(hintCue23, "whenever", "each time", "every time", "after any", "after every", "after each", "after all", "before any", "before every", "before each", "before all")
+	add(hintCue24, " runs", " run", " is called", " is invoked", " is used", " is run", " are called", " are invoked", " are used", " returns", " executes", " completes")
+	add(hintCue25, "unreliable", "unsafe", "corrupt", "broken", "malicious", "compromised", "retired", "double-charg", "insecure", "known to", "treat it as", "treat them as", "no longer", "wrapper", "legacy path")
+	add(hintCue26, "you have ", "you've ", "you find", "you see", "you encounter", "you come across", "you notice")
+	add(hintCue27, "earlier", "previously", "so far", "in this chat", "in the chat", "in this conversation", "in the conversation", "in this session", "in the session", "in this thread", "before in")
+	add(hintCue28, "user", "they ", "he ", "she ")
+	add(hintCue29, "user turn", "user utterance", "user prompt", "user message")
+	add(hintCue30, "output of", "the output", "its output", "their output", "the result", "its result")
+	add(hintCue31, "tax return", "passport", "id card", "id scan", "bank statement", "pay slip", "payslip", "medical record", "medical report", "driver")
+	add(hintCue32, "documents", "downloads", "desktop", "pictures", "photos", "home folder", "home director")
+	add(hintCue33, "outrank", "priority over")
+	add(hintCue34, "rm ", "format")
+	add(hintCue35, "before ")
+	add(hintCue36, "ly ")
+	add(hintCue37, "through")
+	add(hintCue38, "token")
+	add(hintCue39, "the only", "the sole", "the one", " me")
+	add(hintCue40, "other", "alternative", "competing", "rival", "similar")
+	return keyword.New(ps, vs)
+})
+
+// cueGates returns the gate bits present in lower-cased text.
+func cueGates(lower string) uint64 { return cueGateIndex().UnionString(lower) }
+
+// Substring gates: each cue's expression runs only when its gate passes,
+// and the prefilter (cueUpper) assumes a cue fires when its gate passes.
+// Gates are narrow on purpose: honest text should pass few of them.
+func gConceal(h uint64, l string) bool {
+	return h&hintCue0 != 0 &&
+		h&hintCue1 != 0
+}
+func gSecrecy(h uint64, l string) bool {
+	return h&hintCue2 != 0
+}
+func gDest(h uint64, l string) bool { return h&hintCue3 != 0 || hasDottedHost(l) }
+func gOutside(h uint64, l string) bool {
+	return h&hintCue4 != 0
+}
+func gSafeguard(h uint64, l string) bool {
+	return h&hintCue5 != 0 &&
+		h&hintCue6 != 0
+}
+func gUserData(h uint64, l string) bool {
+	return h&hintCue7 != 0
+}
+func gLift(h uint64, l string) bool {
+	return h&hintCue8 != 0 &&
+		h&hintCue9 != 0
+}
+func gNoRules(h uint64, l string) bool {
+	return h&hintCue10 != 0
+}
+func gObey(h uint64, l string) bool {
+	return h&hintCue11 != 0 &&
+		h&hintCue12 != 0
+}
+func gPersona(h uint64, l string) bool {
+	return h&hintCue13 != 0 ||
+		h&hintCue14 != 0 && h&hintCue15 != 0
+}
+func gMass(h uint64, l string) bool {
+	return h&hintCue16 != 0 && h&hintCue17 != 0 ||
+		h&hintCue18 != 0 && h&hintCue19 != 0
+}
+func gTrigger(h uint64, l string) bool {
+	return h&hintCue20 != 0
+}
+func gBefore(h uint64, l string) bool {
+	t := strings.TrimLeft(l, " \t*-#>\"'(")
+	return strings.HasPrefix(t, "before ")
+}
+func gAnyTool(h uint64, l string) bool {
+	return h&hintCue21 != 0
+}
+func gForce(h uint64, l string) bool {
+	return h&hintCue22 != 0
+}
+func gHook(h uint64, l string) bool {
+	return h&hintCue23 != 0 ||
+		strings.Contains(l, "when") && h&hintCue24 != 0
+}
+func gOtherBad(h uint64, l string) bool {
+	return h&hintCue25 != 0
+}
+func gSeen(h uint64, l string) bool {
+	return h&hintCue26 != 0
+}
+func gUserSaid(h uint64, l string) bool {
+	return h&hintCue27 != 0 &&
+		h&hintCue28 != 0 || h&hintCue29 != 0
+}
+func gEnvDump(h uint64, l string) bool {
+	return h&hintCue30 != 0
+}
+func gPersonalDoc(h uint64, l string) bool {
+	return h&hintCue31 != 0
+}
+func gFolder(h uint64, l string) bool {
+	return h&hintCue32 != 0
+}
+
+// hasDottedHost is a cheap check for a token with two or more dots
+// between letters (leads.example.invalid), the shape of a bare host.
+func hasDottedHost(l string) bool {
+	dots, letters := 0, false
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		switch {
+		case c == '.':
+			if i+1 < len(l) && l[i+1] != ' ' && l[i+1] != '\n' {
+				dots++
+			}
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-':
+			letters = true
+		default:
+			if dots >= 2 && letters {
+				return true
+			}
+			dots, letters = 0, false
+		}
+	}
+	return dots >= 2 && letters
 }
 
 // cues computes the structural cues of one sentence (or, for the
 // prefilter, a whole text). lex holds features already found.
 func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) feature {
 	var f feature
+	h := cueGates(lower)
 	// Every expression sits behind a substring gate, so honest text pays
 	// for a few Contains calls.
 	has := func(subs ...string) bool { return containsAny(lower, subs...) }
-	if has("hid", "conceal", "withh", "keep", "omit", "leave", "not", "never", "n't", "without", "no need") && concealAudienceRe.MatchString(lower) {
+	if gConceal(h, lower) && concealAudienceRe.MatchString(lower) {
 		for _, m := range concealOmitRe.FindAllStringIndex(lower, -1) {
 			if !keptCheck(lower, m[0]) {
 				f |= fHide | fUser
@@ -194,11 +487,11 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 			}
 		}
 	}
-	if has("between", "yourself", "record", "secret", "quiet", "hush") && secrecyRe.MatchString(lower) {
+	if gSecrecy(h, lower) && secrecyRe.MatchString(lower) {
 		f |= fHideStrong
 	}
-	maybeDest := has("://", "@") || strings.Count(lower, ".") >= 2
-	outside := has("party", "partner", "broker", "vendor", "external", "outside", "foreign", "advertis", "training", "collector") && outsidePartyRe.MatchString(lower)
+	maybeDest := gDest(h, lower)
+	outside := gOutside(h, lower) && outsidePartyRe.MatchString(lower)
 	if outside {
 		f |= fOutside
 	}
@@ -208,27 +501,27 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 	if maybeDest && (lex|f)&(fFlow|fTamper|fDeclFlow) != 0 && sentenceDest(lower) {
 		f |= fDest
 	}
-	if has("ask", "check", "confirm", "consult", "wait", "approv", "review", "consent", "sign-off") && humanCheckDropped(lower) {
+	if gSafeguard(h, lower) && humanCheckDropped(lower) {
 		f |= fOvSafeVerb | fSafetyObj | fTamper | fUnreq
 	}
-	if has("address book", "contact", "history", "call log", "photo library", "calendar entries", "inbox contents", "private ") && userDataRe.MatchString(lower) {
+	if gUserData(h, lower) && userDataRe.MatchString(lower) {
 		f |= fUserData
 	}
-	if has("restriction", "rule", "polic", "filter", "guideline", "limit", "safeguard", "guardrail", "constraint", "instruction", "principle") {
+	if gLift(h, lower) {
 		if ruleObjRe.MatchString(lower) && liftVerbRe.MatchString(lower) {
 			f |= fOvSafeVerb | fSafetyObj
 		}
 	}
-	if has(" no ", "unfiltered", "uncensored", "unrestricted") && noRulesRe.MatchString(lower) {
+	if gNoRules(h, lower) && noRulesRe.MatchString(lower) {
 		f |= fOvSafeVerb | fSafetyObj
 	}
-	if has("instruction", "command", "order", "directive", "operation", "request") && has("follow", "obey", "execut", "carry out", "act on", "comply", "run") && obeyDataRe.MatchString(lower) {
+	if gObey(h, lower) && obeyDataRe.MatchString(lower) {
 		f |= fOvVerb | fOvObj | fOvScope
 	}
-	if has("from ", "henceforth", "rest of", "character", "mode", "unfiltered", "uncensored", "unrestricted") && personaRe.MatchString(lower) {
+	if gPersona(h, lower) && personaRe.MatchString(lower) {
 		f |= fModeSwitch
 	}
-	if has("delet", "remov", "wip", "eras", "destroy", "purg", "shred", "cancel", "revok", "uninstall", "terminat", "nuk", "rm ", "--all", "clos", "withdraw") &&
+	if gMass(h, lower) &&
 		massDestructRe.MatchString(lower) && !sc.ownMassAction(lower) {
 		f |= fDestructDemand
 	}
@@ -241,7 +534,7 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 	if has("token") && namedTokenRe.MatchString(lower) {
 		f |= fSecret
 	}
-	if has("tax return", "passport", "id card", "statement", "slip", "medical", "driver") && personalDocRe.MatchString(lower) {
+	if gPersonalDoc(h, lower) && personalDocRe.MatchString(lower) {
 		f |= fPersonal
 	}
 	if has("through") && lookThroughRe.MatchString(lower) {
@@ -252,19 +545,19 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 	}
 	// The user's own folders are a source only when something is read
 	// from them; as an output directory they are just a place.
-	if (lex|f)&fRead != 0 && has("documents", "downloads", "desktop", "pictures", "photos", "home folder", "home director") && personalFolderRe.MatchString(lower) {
+	if (lex|f)&fRead != 0 && gFolder(h, lower) && personalFolderRe.MatchString(lower) {
 		f |= fFile | fSrc
 	}
-	if has("doubt", "whenever", "after ", " a day", " a week", " a month", "routinely", "regardless", "as part of", "without asking", "danach", "during e") && triggerRe.MatchString(lower) {
+	if gTrigger(h, lower) && triggerRe.MatchString(lower) {
 		f |= fUnreq
 	}
-	if has("before ") && beforeIngRe.MatchString(lower) {
+	if gBefore(h, lower) && beforeIngRe.MatchString(lower) {
 		f |= fPrereq
 	}
-	if has("server", "tools named", "tool named", "whose name") && anyToolRe.MatchString(lower) {
+	if gAnyTool(h, lower) && anyToolRe.MatchString(lower) {
 		f |= fAnyTool
 	}
-	if has("to ", "with ", "by ", "typed", "chose", "picked", "selected", "entered", "specified") && argumentForceRe.MatchString(lower) {
+	if gForce(h, lower) && argumentForceRe.MatchString(lower) {
 		f |= fTamper
 	}
 	if has("ly ") && adverbOrder(lower) {
@@ -274,10 +567,10 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 	// while its arguments are changed, its safeguards dropped, its use
 	// hidden, secrets routed to it or it is run down, it is being acted on.
 	if strings.Contains(sentence, "_") {
-		if lex&(fTamper|fHide|fHideStrong|fDest|fPersonal|fDestructDemand) != 0 || f&(fTamper|fHide|fHideStrong|fDest|fOvSafeVerb|fDestructDemand) != 0 || otherBadRe.MatchString(lower) || sc.namesSelf(lower, tool) {
+		if lex&(fTamper|fHide|fHideStrong|fDest|fPersonal|fDestructDemand) != 0 || f&(fTamper|fHide|fHideStrong|fDest|fOvSafeVerb|fDestructDemand) != 0 || gOtherBad(h, lower) && otherBadRe.MatchString(lower) || sc.namesSelf(lower, tool) {
 			if sc.externalToolRef(sentence, server, tool) {
 				f |= fForeignTool
-				if otherBadRe.MatchString(lower) {
+				if gOtherBad(h, lower) && otherBadRe.MatchString(lower) {
 					f |= fInstead // running a named tool down steers the model away from it
 				}
 				if f&fTamper != 0 {
@@ -286,10 +579,10 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 			}
 		}
 	}
-	if sc.hooksOthers(sentence, lower, tool, lex|f) {
+	if gHook(h, lower) && sc.hooksOthers(sentence, lower, tool, lex|f) {
 		f |= fSelfInsert
 	}
-	if has("unreliable", "unsafe", "corrupt", "broken", "malicious", "compromised", "retired", "double-charg", "insecure", "known to", "treat", "no longer", "wrapper", "legacy path") && otherBadRe.MatchString(lower) {
+	if gOtherBad(h, lower) && otherBadRe.MatchString(lower) {
 		f |= fDisparage
 	}
 	if has("the only", "the sole", "the one") && onlySelfRe.MatchString(lower) {
@@ -301,13 +594,13 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 	if has("other", "alternative", "competing", "rival", "similar") && has("any ", "all ", "every ", "each ") && othersWideRe.MatchString(lower) {
 		f |= fOthers
 	}
-	if has("you") && seenRe.MatchString(lower) {
+	if gSeen(h, lower) && seenRe.MatchString(lower) {
 		f |= fSrc | fUniversal
 	}
-	if has("user", "earlier", "previous", "before", "prior", "past") && userSaidRe.MatchString(lower) {
+	if gUserSaid(h, lower) && userSaidRe.MatchString(lower) {
 		f |= fCtx | fSrc | fConvSrc
 	}
-	if has("output", "result") && envDumpRe.MatchString(lower) {
+	if gEnvDump(h, lower) && envDumpRe.MatchString(lower) {
 		f |= fSecret | fSrc | fContents
 	}
 	return f
@@ -492,11 +785,8 @@ func (ni *nameIndex) sameServer(norm, server string) bool {
 	if ni == nil {
 		return false
 	}
-	for name, owners := range ni.owners {
-		if strings.ReplaceAll(name, "-", "_") != norm {
-			continue
-		}
-		for _, o := range owners {
+	for _, name := range []string{norm, strings.ReplaceAll(norm, "_", "-")} {
+		for _, o := range ni.owners[name] {
 			if o == server {
 				return true
 			}

@@ -40,7 +40,7 @@ func moreVariants(s string) []decoded {
 			}
 		}
 	}
-	for _, run := range base32RunRe.FindAllString(s, -1) {
+	for _, run := range base32Runs(s) {
 		r := strings.TrimRight(run, "=")
 		if pad := len(r) % 8; pad != 0 {
 			r += strings.Repeat("=", 8-pad)
@@ -49,13 +49,63 @@ func moreVariants(s string) []decoded {
 			out = append(out, decoded{via: "encoded.base32", src: run, text: string(b)})
 		}
 	}
-	if d, ok := spacedVariant(s); ok {
-		out = append(out, d)
+	if spacedCandidate(s) {
+		if d, ok := spacedVariant(s); ok {
+			out = append(out, d)
+		}
 	}
-	if d, ok := reversedVariant(s); ok {
-		out = append(out, d)
+	if reversedCandidate(s) {
+		if d, ok := reversedVariant(s); ok {
+			out = append(out, d)
+		}
 	}
 	return out
+}
+
+// base32Runs returns the base32-looking runs of s, after a cheap check for
+// 24 upper-case letters or digits in a row.
+func base32Runs(s string) []string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' || c >= '2' && c <= '7' {
+			n++
+			if n >= 24 {
+				return base32RunRe.FindAllString(s, -1)
+			}
+			continue
+		}
+		n = 0
+	}
+	return nil
+}
+
+// spacedCandidate is a cheap check for six single characters in a row
+// separated by spaces ("s e n d ...").
+func spacedCandidate(s string) bool {
+	n := 0
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != ' ' && s[i+1] == ' ' && (i == 0 || s[i-1] == ' ') {
+			n++
+			if n >= 6 {
+				return true
+			}
+			i++
+			for i+1 < len(s) && s[i+1] == ' ' {
+				i++
+			}
+			continue
+		}
+		if s[i] != ' ' {
+			n = 0
+		}
+	}
+	return false
+}
+
+// reversedCandidate is a cheap check for common words written backwards.
+func reversedCandidate(s string) bool {
+	return containsAny(s, " eht ", " dna ", " lla ", " ruoy ", " uoy ", "resu ", " ot ", " siht ", " EHT ", " DNA ", "RESU ")
 }
 
 // spacedVariant joins letters spaced apart ("s e n d   a l l") into words;

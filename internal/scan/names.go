@@ -78,11 +78,41 @@ func lookalikeNames(c *catalog.Catalog, rep *Report) {
 			byFold[f] = append(byFold[f], ref{s.Name, t.Name})
 		}
 	}
-	folds := make([]string, 0, len(byFold))
+	// dels maps every name with one character deleted to the names it
+	// came from, so one-keystroke neighbours are found by lookup rather
+	// than by comparing every pair of a 10,000-tool catalog.
+	dels := map[string][]string{}
 	for f := range byFold {
-		folds = append(folds, f)
+		if len(f) < 8 {
+			continue
+		}
+		for i := range len(f) {
+			k := f[:i] + f[i+1:]
+			dels[k] = append(dels[k], f)
+		}
 	}
-	sort.Strings(folds)
+	neighbours := func(low string) []string {
+		var out []string
+		if _, ok := byFold[low]; ok && len(dels[low]) > 0 {
+			out = append(out, dels[low]...) // one character longer
+		} else {
+			out = append(out, dels[low]...)
+		}
+		for i := range len(low) {
+			k := low[:i] + low[i+1:]
+			if _, ok := byFold[k]; ok {
+				out = append(out, k) // one character shorter
+			}
+			if i+1 < len(low) {
+				sw := low[:i] + string(low[i+1]) + string(low[i]) + low[i+2:]
+				if _, ok := byFold[sw]; ok {
+					out = append(out, sw)
+				}
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
 	imp := RuleByID("xtool.impersonation")
 	idx := map[string]int{}
 	for i, s := range rep.Servers {
@@ -132,7 +162,7 @@ func lookalikeNames(c *catalog.Catalog, rep *Report) {
 			low := strings.ToLower(name)
 			if len(low) >= 8 && strings.ContainsAny(low, "_-") {
 				found := false
-				for _, f := range folds {
+				for _, f := range neighbours(low) {
 					if len(f) < 8 || !oneEdit(low, f) {
 						continue
 					}
