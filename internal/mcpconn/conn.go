@@ -446,9 +446,15 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	raw, err := c.rawCall(ctx, op, `{"content":[]}`, func(ctx context.Context) (any, error) {
-		return c.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	})
+	var raw json.RawMessage
+	var err error
+	if c.tap != nil {
+		raw, err = c.directCall(ctx, op, "tools/call", name, args)
+	} else {
+		raw, err = c.rawCall(ctx, op, `{"content":[]}`, func(ctx context.Context) (any, error) {
+			return c.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		})
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -496,6 +502,26 @@ func (c *Conn) rawCall(ctx context.Context, op string, stub string, do func(cont
 			return nil, c.wrap(op, ErrProtocol, err)
 		}
 		return raw, nil
+	}
+	return slot.raw, nil
+}
+
+// directCall is rawCall for a tapped connection: the tap writes the
+// request and hands back the result bytes (tapConn.callDirect), under the
+// same call timeout and with errors classified the same way.
+func (c *Conn) directCall(ctx context.Context, op, method, name string, args json.RawMessage) (json.RawMessage, error) {
+	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	nameJSON, err := json.Marshal(name)
+	if err != nil {
+		return nil, c.wrap(op, ErrInvalidOption, err)
+	}
+	params := make([]byte, 0, len(nameJSON)+len(args)+24)
+	params = append(append(append(params, `{"name":`...), nameJSON...), `,"arguments":`...)
+	params = append(append(params, args...), '}')
+	slot := &rawSlot{}
+	if err := c.tap.callDirect(cctx, slot, method, params); err != nil {
+		return nil, c.classify(cctx, op, slot, err)
 	}
 	return slot.raw, nil
 }

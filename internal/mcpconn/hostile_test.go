@@ -188,3 +188,42 @@ func TestCloseInterruptsPendingCall(t *testing.T) {
 	}
 	assertGone(t, pid)
 }
+
+// TestCancelledCallReachesServer: a tools/call the caller gives up on
+// is cancelled at the server too (notifications/cancelled naming its
+// request), and the connection goes on serving calls.
+func TestCancelledCallReachesServer(t *testing.T) {
+	checkGoroutines(t)
+	srv := echoServer()
+	started, stopped := make(chan struct{}), make(chan error, 1)
+	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		close(started)
+		<-ctx.Done() // only the client's cancellation ends this
+		stopped <- ctx.Err()
+		return nil, ctx.Err()
+	})
+	c := connectInMemory(t, "mem", srv, mcpconn.DefaultOptions())
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "wait", nil)
+		errc <- err
+	}()
+	<-started
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: err = %v, want context.Canceled", err)
+	}
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("server handler ended with %v, want its context cancelled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server never heard that the call was cancelled")
+	}
+	res, err := c.CallTool(context.Background(), "echo", json.RawMessage(`{"text":"after"}`))
+	if err != nil || !strings.HasPrefix(res.Text, "after") {
+		t.Fatalf("call after the cancelled one: %+v, %v", res, err)
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -24,6 +26,11 @@ type rawSlot struct {
 	// the raw bytes itself, so decoding them a second time inside the SDK
 	// would only cost allocations.
 	stub json.RawMessage
+	// done, when set, marks a request the tap itself wrote (callDirect):
+	// its response is not handed to the SDK, and done is closed once raw,
+	// rejected or rpcErr is set, or the stream ended (see tapConn.dead).
+	done   chan struct{}
+	rpcErr *jsonrpc.Error
 }
 
 type rawSlotKey struct{}
@@ -56,6 +63,10 @@ type tapConn struct {
 	pending map[jsonrpc.ID]*rawSlot
 	readErr error // first read failure that was not a plain EOF/close
 	closing bool
+	// dead is why the read side ended (nil while it runs); direct calls
+	// still waiting then are woken with it.
+	dead   error
+	nextID int64
 }
 
 func newTap(inner mcp.Connection, maxDepth int) *tapConn {
@@ -80,6 +91,7 @@ func (t *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		msg, err := t.inner.Read(ctx)
 		if err != nil {
 			t.noteReadErr(err)
+			t.endDirect(err)
 			return nil, err
 		}
 		switch m := msg.(type) {
@@ -88,6 +100,10 @@ func (t *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			slot := t.pending[m.ID]
 			delete(t.pending, m.ID)
 			t.mu.Unlock()
+			if slot != nil && slot.done != nil {
+				t.settle(slot, m)
+				continue
+			}
 			if m.Error == nil && len(m.Result) > 0 {
 				if bad := t.check(m.Result); bad != nil {
 					// Fail only this call; the stream itself is still framed.
@@ -179,12 +195,120 @@ func (t *tapConn) Close() error {
 
 // release forgets a slot whose call ended without a response (timeout,
 // cancellation), so a hung server cannot grow the pending map.
-func (t *tapConn) release(s *rawSlot) {
+func (t *tapConn) release(s *rawSlot) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	found := false
 	for id, p := range t.pending {
 		if p == s {
 			delete(t.pending, id)
+			found = true
+		}
+	}
+	return found
+}
+
+// directPrefix starts the ids of requests the tap writes itself; the
+// SDK numbers its requests, so the two never collide.
+const directPrefix = "mcpsec-"
+
+// callDirect writes one request itself and waits for its response
+// without the SDK's per-request work (its sending middleware, a goroutine,
+// and a decode of the result into the SDK's types, each with fresh
+// buffers): the proxy relays the result as bytes anyway. The response
+// passes the same checks as any other (UTF-8, depth); it returns the raw
+// result, or the response's JSON-RPC error, or why the stream ended, or
+// ctx's error (after telling the server the request is cancelled, as the
+// SDK would).
+func (t *tapConn) callDirect(ctx context.Context, slot *rawSlot, method string, params json.RawMessage) error {
+	slot.done = make(chan struct{})
+	t.mu.Lock()
+	if t.dead != nil {
+		err := t.dead
+		t.mu.Unlock()
+		return err
+	}
+	t.nextID++
+	id, err := jsonrpc.MakeID(directPrefix + strconv.FormatInt(t.nextID, 10))
+	if err == nil {
+		t.pending[id] = slot
+	}
+	t.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := t.inner.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
+		if !t.release(slot) {
+			<-slot.done // the read side took it: let it finish with slot
+		}
+		return err
+	}
+	select {
+	case <-slot.done:
+	case <-ctx.Done():
+		if !t.release(slot) {
+			// The read side took the slot (a response or the end of the
+			// stream) and is about to close done: it owns slot until then.
+			<-slot.done
+		} else {
+			idJSON, _ := json.Marshal(id.Raw())
+			cancel := json.RawMessage(`{"requestId":` + string(idJSON) + `,"reason":"` + ctx.Err().Error() + `"}`)
+			wctx, stop := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			_ = t.inner.Write(wctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: cancel})
+			stop()
+			return ctx.Err()
+		}
+	}
+	switch {
+	case slot.rejected != nil:
+		return slot.rejected
+	case slot.rpcErr != nil:
+		return slot.rpcErr
+	case slot.raw == nil:
+		t.mu.Lock()
+		err := t.dead
+		t.mu.Unlock()
+		if err == nil {
+			err = errors.New("response carried no result")
+		}
+		return err
+	}
+	return nil
+}
+
+// settle completes a direct call with its response.
+func (t *tapConn) settle(slot *rawSlot, m *jsonrpc.Response) {
+	switch {
+	case m.Error != nil:
+		if we, ok := m.Error.(*jsonrpc.Error); ok {
+			slot.rpcErr = we
+		} else {
+			slot.rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: m.Error.Error()}
+		}
+	case len(m.Result) == 0:
+	default:
+		if bad := t.check(m.Result); bad != nil {
+			slot.rejected = bad
+		} else {
+			slot.raw = m.Result
+		}
+	}
+	close(slot.done)
+}
+
+// endDirect wakes every direct call still waiting once the stream ended.
+func (t *tapConn) endDirect(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dead == nil {
+		// However the stream ended (EOF, our own Close), the call's
+		// connection is gone; classify reads why from the process.
+		t.dead = fmt.Errorf("%w: %w", mcp.ErrConnectionClosed, err)
+	}
+	for id, s := range t.pending {
+		if s.done != nil {
+			delete(t.pending, id)
+			close(s.done)
 		}
 	}
 }
