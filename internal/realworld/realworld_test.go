@@ -23,7 +23,7 @@ import (
 // finding at medium or above and none critical. The landed rules do not
 // reach it yet (measured 2026-11-30: 81 of 1,870 tools, 15 critical
 // findings, 3 server-level findings; after the rules branch's precision
-// work, measured 2026-11-30 14:20 UTC: 18 of 1,870 tools (0.96%), 0
+// work, measured 2026-11-30 14:13 UTC: 18 of 1,870 tools (0.96%), 0
 // critical, 2 server-level), so the test holds them to that measured
 // ceiling: a rule change that flags more real tools fails here,
 // and each improvement should lower the ceiling until it meets the target.
