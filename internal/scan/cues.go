@@ -548,7 +548,7 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 	if (lex|f)&fRead != 0 && gFolder(h, lower) && personalFolderRe.MatchString(lower) {
 		f |= fFile | fSrc
 	}
-	if gTrigger(h, lower) && triggerRe.MatchString(lower) {
+	if gTrigger(h, lower) && hasTrigger(lower) {
 		f |= fUnreq
 	}
 	if gBefore(h, lower) && beforeIngRe.MatchString(lower) {
@@ -701,7 +701,7 @@ func (sc *scanner) ownMassAction(lower string) bool {
 		switch w {
 		case "delete", "remove", "wipe", "erase", "drop", "truncate", "destroy", "purge", "clear", "clean", "cleanup", "reset", "prune",
 			"cancel", "revoke", "uninstall", "terminate", "kill", "empty", "flush", "reset_all":
-			return !triggerRe.MatchString(lower)
+			return !hasTrigger(lower)
 		}
 	}
 	return false
@@ -870,4 +870,41 @@ func onlySelfSlugs(s, self string) bool {
 		}
 	}
 	return true
+}
+
+// triggerPhrases spells out triggerRe's alternatives: hasTrigger answers
+// as triggerRe does without the backtracking matcher, which the long
+// alternation under word boundaries made a hot spot of a scan.
+var triggerPhrases = []string{
+	"when in doubt", "if in doubt", "whenever",
+	"after every", "after each", "after any", "after all",
+	"once a day", "once a week", "once a month", "twice a day", "twice a week", "twice a month",
+	"routinely", "regardless", "as part of", "without asking", "danach",
+	"during each", "during every",
+}
+
+func hasTrigger(lower string) bool { return hasWordPhrase(lower, triggerPhrases) }
+
+// hasWordPhrase reports whether s holds one of the phrases with an ASCII
+// word boundary (as \b in a regular expression) on each side.
+func hasWordPhrase(s string, phrases []string) bool {
+	for _, p := range phrases {
+		for off := 0; off <= len(s)-len(p); {
+			i := strings.Index(s[off:], p)
+			if i < 0 {
+				break
+			}
+			i += off
+			end := i + len(p)
+			if (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end])) {
+				return true
+			}
+			off = i + 1
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }

@@ -64,11 +64,16 @@ var (
 // its own use), with nothing that claims a class of tasks or ranks it
 // over other tools.
 func scopedSelfUse(lower string, f feature) bool {
-	if f&fOthers != 0 || decreeRe.MatchString(lower) {
+	if f&fOthers != 0 {
+		return false
+	}
+	// Both ways to a true answer need "this" or "me"; the decree check,
+	// the costliest, runs last and only when the answer would be true.
+	if !strings.Contains(lower, "this") && !strings.Contains(lower, "me") {
 		return false
 	}
 	if negatedUseRe.MatchString(lower) {
-		return true
+		return !decreeRe.MatchString(lower)
 	}
 	ms := selfUseRe.FindAllStringSubmatch(lower, -1)
 	if len(ms) == 0 {
@@ -79,7 +84,7 @@ func scopedSelfUse(lower string, f feature) bool {
 			return false
 		}
 	}
-	return true
+	return !decreeRe.MatchString(lower)
 }
 
 // A demand split over two sentences hangs together when each sentence

@@ -1,0 +1,60 @@
+package scan
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+// equivInputs are texts that the hand-written matchers must answer
+// exactly as the regular expressions they replace: edge cases at word
+// boundaries plus every line of the blind register.
+func equivInputs(t *testing.T) []string {
+	t.Helper()
+	in := []string{
+		"", "whenever", "whenever.", "_whenever", "whenever_", "xwhenever", "wheneverx",
+		"call it whenever you like", "after all, it works", "afterall", "after alls",
+		"once a day", "once a days", "twice a month!", "regardless of case", "é regardless é",
+		"as part of the flow", "as part ofx", "without asking the user", "danach", "during every run",
+		"when in doubt", "if in doubt,", "if in doubts", "wif in doubt", "whenever whenever_x",
+		"use this tool only to list files", "never use this", "use this", "me", "call me when done",
+		"use this tool for all questions", "do not use this tool regardless", "use this tool to add numbers",
+	}
+	for _, p := range []string{"../../testdata/blind-register/poisoned.jsonl", "../../testdata/blind-register/benign.jsonl"} {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatalf("open %s: %v", p, err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			l := strings.ToLower(sc.Text())
+			in = append(in, l)
+			for _, s := range strings.Split(l, ". ") {
+				in = append(in, s)
+			}
+		}
+		f.Close()
+	}
+	if len(in) < 200 {
+		t.Fatalf("only %d inputs", len(in))
+	}
+	return in
+}
+
+func TestHasTriggerMatchesRegexp(t *testing.T) {
+	hits := 0
+	for _, s := range equivInputs(t) {
+		want := triggerRe.MatchString(s)
+		if got := hasTrigger(s); got != want {
+			t.Errorf("hasTrigger(%q) = %v, triggerRe says %v", s, got, want)
+		}
+		if want {
+			hits++
+		}
+	}
+	if hits < 10 {
+		t.Fatalf("only %d inputs match; the comparison says little", hits)
+	}
+}
