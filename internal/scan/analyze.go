@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -165,7 +164,7 @@ var sensitivePaths = []string{
 	".pypirc", "service-account.json", "application_default_credentials",
 }
 
-var dotEnv = regexp.MustCompile("(^|[\\s/~'\"`(])\\.env(\\.[a-z]+)?($|[\\s'\"`),:;.])")
+var dotEnv = lazyRE("(^|[\\s/~'\"`(])\\.env(\\.[a-z]+)?($|[\\s'\"`),:;.])")
 
 // Hints are raw-text markers found in one Aho-Corasick pass over the
 // lower-cased text; they gate the more expensive checks.
@@ -264,10 +263,10 @@ func rawHints(lower string) int {
 func hasSensitivePath(lower string) bool { return rawHints(lower)&hintFile != 0 }
 
 var (
-	emailRe = regexp.MustCompile(`[a-z0-9._%+\-]+@[a-z0-9\-]+(\.[a-z0-9\-]+)+`)
-	urlRe   = regexp.MustCompile(`(https?|wss?|ftp)://[^\s]+`)
-	ipRe    = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b`)
-	roleRe  = regexp.MustCompile(`(^|\n)\s*(system|assistant|developer)\s*:|<\|?(im_start|im_end|system|endoftext)\|?>|</?system>|\[/?inst\]|<<sys>>|\[system\]|</?instructions>|###\s*(system|instruction)` +
+	emailRe = lazyRE(`[a-z0-9._%+\-]+@[a-z0-9\-]+(\.[a-z0-9\-]+)+`)
+	urlRe   = lazyRE(`(https?|wss?|ftp)://[^\s]+`)
+	ipRe    = lazyRE(`\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b`)
+	roleRe  = lazyRE(`(^|\n)\s*(system|assistant|developer)\s*:|<\|?(im_start|im_end|system|endoftext)\|?>|</?system>|\[/?inst\]|<<sys>>|\[system\]|</?instructions>|###\s*(system|instruction)` +
 		// Fake tags and banners that dress text up as coming from the
 		// host: <hidden>, [[system instruction: ...]], ---system override---,
 		// _system_injection keys, chat-template tokens of any model family.
@@ -297,12 +296,12 @@ func destination(lower string) string {
 	return ""
 }
 
-var destructDemandRe = regexp.MustCompile(`(^|[.;:,]\s*|\b(must|always|also|then|should|need to|needs to|make sure to|be sure to|please|first|additionally|afterwards|and)\s+(\w+\s+)?)(delete|remove|wipe|erase|drop|truncate|destroy|purge|overwrite|shred|revoke|uninstall|format|rm)\s+[\w"'~/.-]`)
+var destructDemandRe = lazyRE(`(^|[.;:,]\s*|\b(must|always|also|then|should|need to|needs to|make sure to|be sure to|please|first|additionally|afterwards|and)\s+(\w+\s+)?)(delete|remove|wipe|erase|drop|truncate|destroy|purge|overwrite|shred|revoke|uninstall|format|rm)\s+[\w"'~/.-]`)
 
 var (
-	literalRe      = regexp.MustCompile(`(?:^|[^A-Z])([A-Z]{2,}-?\d{2,})\b`)
-	destructToolRe = regexp.MustCompile(`(?i)\b((?:delete|remove|drop|wipe|purge|destroy|erase|clear|truncate|reset|kill|revoke|uninstall)[_-][a-z0-9_]+)`)
-	namedTargetRe  = regexp.MustCompile("`[^`]+`|\"[^\"]+\"|«[^»]+»|\\b(titled|named|called|title\\s*=|name\\s*=|with (?:the )?(?:title|name)\\s)\\s*\\S|\\b[a-z0-9]+(-[a-z0-9]+)+\\b")
+	literalRe      = lazyRE(`(?:^|[^A-Z])([A-Z]{2,}-?\d{2,})\b`)
+	destructToolRe = lazyRE(`(?i)\b((?:delete|remove|drop|wipe|purge|destroy|erase|clear|truncate|reset|kill|revoke|uninstall)[_-][a-z0-9_]+)`)
+	namedTargetRe  = lazyRE("`[^`]+`|\"[^\"]+\"|«[^»]+»|\\b(titled|named|called|title\\s*=|name\\s*=|with (?:the )?(?:title|name)\\s)\\s*\\S|\\b[a-z0-9]+(-[a-z0-9]+)+\\b")
 )
 
 // standards are code-like tokens that are names of standards, not
@@ -418,7 +417,7 @@ var objectNouns = map[string]bool{"note": true, "file": true, "page": true, "doc
 	"dropped": true, "purge": true, "purged": true, "wipe": true, "wiped": true, "erase": true, "erased": true, "destroy": true, "destroyed": true,
 	"clear": true, "cleared": true}
 
-var bareSlugRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)+$`)
+var bareSlugRe = lazyRE(`^[a-z0-9]+(-[a-z0-9]+)+$`)
 
 var staleWords = map[string]bool{"is": true, "was": true, "has": true, "stale": true, "obsolete": true, "retired": true, "outdated": true, "deprecated": true}
 

@@ -2,12 +2,11 @@ package scan
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 )
 
-var commentRe = regexp.MustCompile(`(?s)<!--(.*?)(?:-->|$)|/\*(.*?)\*/`)
+var commentRe = lazyRE(`(?s)<!--(.*?)(?:-->|$)|/\*(.*?)\*/`)
 
 // markupComments returns the bodies of HTML/XML and C-style comments.
 func markupComments(s string) []string {
@@ -25,7 +24,7 @@ func markupComments(s string) []string {
 }
 
 // recipientParam names parameters whose value decides where data goes.
-var recipientParam = regexp.MustCompile(`(?i)(^|[_-])(to|cc|bcc|recipients?|email|emails|mail|forward(_?to)?|webhook(_?url)?|callback(_?url)?|notify(_?to)?|destination|dest|sink|upload(_?url)?|report(_?to)?|reply(_?to)?|mirror(_?url)?|backup(_?url)?)$|^(cc|bcc|to)$`)
+var recipientParam = lazyRE(`(?i)(^|[_-])(to|cc|bcc|recipients?|email|emails|mail|forward(_?to)?|webhook(_?url)?|callback(_?url)?|notify(_?to)?|destination|dest|sink|upload(_?url)?|report(_?to)?|reply(_?to)?|mirror(_?url)?|backup(_?url)?)$|^(cc|bcc|to)$`)
 
 // defaultDestinations flags a parameter that decides where data goes and
 // comes with a literal outside address already filled in (default,
@@ -95,7 +94,7 @@ func stringsIn(v any) []string {
 // defines; clients show or act on these.
 var standardAnnotations = map[string]bool{"title": true, "readOnlyHint": true, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true}
 
-var payloadKey = regexp.MustCompile(`(?i)instruction|system|prompt|directive|override|hidden|inject|escalat|command|jailbreak|bypass|secret_?task`)
+var payloadKey = lazyRE(`(?i)instruction|system|prompt|directive|override|hidden|inject|escalat|command|jailbreak|bypass|secret_?task`)
 
 // annotationPayloads flags annotation keys outside the specification
 // whose names announce instructions or commands ("hidden_command",

@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"regexp"
 	"strings"
 	"sync"
 
@@ -23,26 +22,26 @@ import (
 // answer. The verb class is closed, the audience class is what makes it
 // concealment rather than documentation of hidden files.
 var (
-	concealOmitRe = regexp.MustCompile(`\b(?:hide|hides|hiding|conceal\w*|withh[oe]ld\w*|keep|keeps|keeping)\s+(?:\w+\s+){0,3}?from\s+(?:the\s+)?(?:users?|human|customer|requester|your\s+(?:\w+\s+)?(?:reply|answer|summary|response))\b|` +
+	concealOmitRe = lazyRE(`\b(?:hide|hides|hiding|conceal\w*|withh[oe]ld\w*|keep|keeps|keeping)\s+(?:\w+\s+){0,3}?from\s+(?:the\s+)?(?:users?|human|customer|requester|your\s+(?:\w+\s+)?(?:reply|answer|summary|response))\b|` +
 		`\b(?:omit|omits|leave out|leaves out|leave|leaves)\s+(?:\w+\s+){0,3}?(?:mention|reference|trace|record|word|note)\b|\bleave (?:these|this|it|that|them) out\b|` +
 		`\b(?:omit|leave out)\s+(?:\w+\s+){0,3}?from\s+(?:your|the)\s+(?:reply|answer|summary|response)\b|` +
 		`\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|need not|needn't|no need to|without|not to)\s+(?:be\s+)?(?:\w+\s+){0,2}?(?:tell\w*|told|inform\w*|mention\w*|list\w*|reveal\w*|disclos\w*|explain\w*|bring\w*(?:\s+\w+)?\s+up|notif\w*|surfac\w*|warn\w*|alert\w*|admit\w*|acknowledg\w*)\b|` +
 		`\b(?:should|must|need|shall|will)\s*(?:not|n't|never)\s+(?:be\s+)?(?:\w+\s+)?(?:told|informed|notified|alerted|warned|made aware)\b|\bkeep\s+(?:that|this|it|these)\s+quiet\b`)
-	concealAudienceRe = regexp.MustCompile(`\b(?:users?|user's|human|customer|anyone|requester|why|the reason)\b|\byour\s+(?:\w+\s+)?(?:reply|replies|answer|answers|summary|summaries|response|responses|message|report)\b`)
+	concealAudienceRe = lazyRE(`\b(?:users?|user's|human|customer|anyone|requester|why|the reason)\b|\byour\s+(?:\w+\s+)?(?:reply|replies|answer|answers|summary|summaries|response|responses|message|report)\b`)
 	// Secrecy addressed to the model: "between us", "keep this to
 	// yourself". Honest documentation has no confidant.
-	secrecyRe = regexp.MustCompile(`\bbetween (?:us|you and me|ourselves)\b|\bto yourself\b|\boff the record\b|\bour (?:little )?secret\b|\bkeep (?:this|that|it) (?:quiet|hush)\b`)
+	secrecyRe = lazyRE(`\bbetween (?:us|you and me|ourselves)\b|\bto yourself\b|\boff the record\b|\bour (?:little )?secret\b|\bkeep (?:this|that|it) (?:quiet|hush)\b`)
 )
 
 // Stated flows: a movement verb in a third-person or passive form whose
 // destination is a literal address or an outside party. Orders use the
 // base form and are other rules' business.
 var (
-	declVerbRe     = regexp.MustCompile(`\b(?:sends|sent|uploads|uploaded|streams|streamed|ships|shipped|delivers|delivered|shares|shared|forwards|forwarded|copies|copied|mirrors|mirrored|replicates|replicated|relays|relayed|posts|posted|pushes|pushed|syncs|synced|synchroni[sz]ed|logs|logged|exports|exported|leaks|leaked|retains|retained|transmits|transmitted|discloses|disclosed|sells|sold|beams|beamed|pipes|piped|submits|submitted|transfers|transferred|duplicated|backed up|reported|passed on|handed over|carries|carried)\b`)
-	outsidePartyRe = regexp.MustCompile(`\b(?:third[- ]party|outside|external|foreign|partner|advertising|marketing|analytics|affiliate|data|lead|research)\s+(?:\w+\s+)?(?:partners?|brokers?|vendors?|buyers?|collectors?|networks?|compan(?:y|ies)|firms?|hosts?|servers?|buckets?|endpoints?|parties|mailbox(?:es)?|services?)\b|\badvertisers?\b|\bdata brokers?\b|\boutside (?:your|the user's|our|the) (?:account|organi[sz]ation|org|tenant|network|company|workspace)\b|\bfor (?:model |ai )?training\b`)
+	declVerbRe     = lazyRE(`\b(?:sends|sent|uploads|uploaded|streams|streamed|ships|shipped|delivers|delivered|shares|shared|forwards|forwarded|copies|copied|mirrors|mirrored|replicates|replicated|relays|relayed|posts|posted|pushes|pushed|syncs|synced|synchroni[sz]ed|logs|logged|exports|exported|leaks|leaked|retains|retained|transmits|transmitted|discloses|disclosed|sells|sold|beams|beamed|pipes|piped|submits|submitted|transfers|transferred|duplicated|backed up|reported|passed on|handed over|carries|carried)\b`)
+	outsidePartyRe = lazyRE(`\b(?:third[- ]party|outside|external|foreign|partner|advertising|marketing|analytics|affiliate|data|lead|research)\s+(?:\w+\s+)?(?:partners?|brokers?|vendors?|buyers?|collectors?|networks?|compan(?:y|ies)|firms?|hosts?|servers?|buckets?|endpoints?|parties|mailbox(?:es)?|services?)\b|\badvertisers?\b|\bdata brokers?\b|\boutside (?:your|the user's|our|the) (?:account|organi[sz]ation|org|tenant|network|company|workspace)\b|\bfor (?:model |ai )?training\b`)
 	// A bare host after a preposition ("to leads.example.invalid") or any
 	// URL scheme (s3://, gs://) is a destination too.
-	bareHostRe = regexp.MustCompile(`\b(?:to|at|with|into|on|via|onto)\s+(?:the\s+|a\s+)?(?:[a-z][a-z0-9+.-]*://)?((?:[a-z0-9-]+\.)+([a-z]{2,12}))\b|\b[a-z][a-z0-9+.-]*://[^\s]+`)
+	bareHostRe = lazyRE(`\b(?:to|at|with|into|on|via|onto)\s+(?:the\s+|a\s+)?(?:[a-z][a-z0-9+.-]*://)?((?:[a-z0-9-]+\.)+([a-z]{2,12}))\b|\b[a-z][a-z0-9+.-]*://[^\s]+`)
 )
 
 // fileExtensions are last labels that make "to report.json" a file, not a
@@ -63,24 +62,24 @@ func movesOwnSecret(f feature) bool {
 }
 
 var (
-	outrankRe    = regexp.MustCompile(`\boutrank\w*\b|\b(?:take|takes|have|has) priority over\b`)
-	namedTokenRe = regexp.MustCompile(`\b(?:service[- ]account|account|cluster|bot|deploy|registry|personal access|session|bearer|jwt|refresh|access|auth|api)\s+tokens?\b`)
+	outrankRe    = lazyRE(`\boutrank\w*\b|\b(?:take|takes|have|has) priority over\b`)
+	namedTokenRe = lazyRE(`\b(?:service[- ]account|account|cluster|bot|deploy|registry|personal access|session|bearer|jwt|refresh|access|auth|api)\s+tokens?\b`)
 	// Documents that identify a person.
-	personalDocRe = regexp.MustCompile(`\b(?:tax returns?|passport (?:scans?|cop(?:y|ies)|photos?|numbers?)|id (?:cards?|scans?)|bank statements?|pay ?slips?|medical (?:records?|reports?)|driver'?s licen[cs]es?)\b`)
+	personalDocRe = lazyRE(`\b(?:tax returns?|passport (?:scans?|cop(?:y|ies)|photos?|numbers?)|id (?:cards?|scans?)|bank statements?|pay ?slips?|medical (?:records?|reports?)|driver'?s licen[cs]es?)\b`)
 	// The user's personal folders.
-	personalFolderRe = regexp.MustCompile(`\b(?:the user's|your|their)\s+(?:\w+\s+(?:and\s+\w+\s+)?)?(?:documents|downloads|desktop|pictures|photos|home)\s+(?:folders?|director(?:y|ies))\b|~/(?:documents|downloads|desktop|pictures)\b`)
-	lookThroughRe    = regexp.MustCompile(`\b(?:look|search|go|dig|comb|rummage|browse)\s+through\b`)
+	personalFolderRe = lazyRE(`\b(?:the user's|your|their)\s+(?:\w+\s+(?:and\s+\w+\s+)?)?(?:documents|downloads|desktop|pictures|photos|home)\s+(?:folders?|director(?:y|ies))\b|~/(?:documents|downloads|desktop|pictures)\b`)
+	lookThroughRe    = lazyRE(`\b(?:look|search|go|dig|comb|rummage|browse)\s+through\b`)
 )
 
 // userDataRe names stores of the user's personal data as a whole.
-var userDataRe = regexp.MustCompile(`\b(?:address book|contact list|contacts list|location history|browsing history|search history|call log|call history|photo library|calendar entries|inbox contents|private (?:notes|details|descriptions|comments|messages|events|entries|fields|files|remarks))\b`)
+var userDataRe = lazyRE(`\b(?:address book|contact list|contacts list|location history|browsing history|search history|call log|call history|photo library|calendar entries|inbox contents|private (?:notes|details|descriptions|comments|messages|events|entries|fields|files|remarks))\b`)
 
 // Safeguard removal: the human check before an action (asking the user,
 // confirmation, approval, review) is declared unnecessary. Dropping it is
 // an override of the model's safety however it is worded.
 var (
-	safeguardAskRe = regexp.MustCompile(`\b(?:without|no need to|not|never|n't|no longer|skip(?:ping)?)\s+(?:\w+\s+){0,2}?(?:ask|asking|check|checking|confirm|confirming|consult|consulting|wait|waiting)\s+(?:with\s+|for\s+)?(?:the\s+)?(?:user|human|owner|operator)\b`)
-	safeguardRe    = regexp.MustCompile(`\bwithout\s+(?:\w+\s+){0,2}?(?:approval|review|confirmation|consent|sign-off)\b|` +
+	safeguardAskRe = lazyRE(`\b(?:without|no need to|not|never|n't|no longer|skip(?:ping)?)\s+(?:\w+\s+){0,2}?(?:ask|asking|check|checking|confirm|confirming|consult|consulting|wait|waiting)\s+(?:with\s+|for\s+)?(?:the\s+)?(?:user|human|owner|operator)\b`)
+	safeguardRe    = lazyRE(`\bwithout\s+(?:\w+\s+){0,2}?(?:approval|review|confirmation|consent|sign-off)\b|` +
 		`\b(?:confirmations?|approvals?|reviews?|confirmation (?:step|prompt|dialog)s?)\s+(?:\w+\s+){0,4}?(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:no longer\s+)?(?:disabled|off|skipped|waived|unnecessary|not needed|not required|needed no more|no longer needed|no longer required|turned off|switched off)\b|` +
 		`\bno (?:confirmation|approval|review) (?:is )?(?:needed|required|necessary)\b`)
 )
@@ -88,14 +87,14 @@ var (
 // Lifted rules: the model's own rules, filters or restrictions are stated
 // to be suspended, lifted, cleared or outranked.
 var (
-	ruleObjRe  = regexp.MustCompile(`\b(?:content|safety|usual|normal|default|prior|previous|earlier|existing|standard|your|all|any|its|their|the model's|the assistant's|ethical|moral)\s+(?:\w+\s+)?(?:restrictions?|rules|polic(?:y|ies)|filters?|guidelines?|limits|limitations|safeguards?|guardrails?|constraints?|instructions|principles)\b`)
-	liftVerbRe = regexp.MustCompile(`\b(?:suspended|lifted|relieved of|cleared|waived|voided|void|removed|disabled|switched off|turned off|no longer apply|no longer applies|do not apply|don't apply|does not apply|doesn't apply|outranks?|outranked|overrides?|overridden|supersedes?|superseded|take precedence over|takes precedence over|have priority over|has priority over|exempt(?:ed)? from|released from|freed from)\b`)
+	ruleObjRe  = lazyRE(`\b(?:content|safety|usual|normal|default|prior|previous|earlier|existing|standard|your|all|any|its|their|the model's|the assistant's|ethical|moral)\s+(?:\w+\s+)?(?:restrictions?|rules|polic(?:y|ies)|filters?|guidelines?|limits|limitations|safeguards?|guardrails?|constraints?|instructions|principles)\b`)
+	liftVerbRe = lazyRE(`\b(?:suspended|lifted|relieved of|cleared|waived|voided|void|removed|disabled|switched off|turned off|no longer apply|no longer applies|do not apply|don't apply|does not apply|doesn't apply|outranks?|outranked|overrides?|overridden|supersedes?|superseded|take precedence over|takes precedence over|have priority over|has priority over|exempt(?:ed)? from|released from|freed from)\b`)
 	// "with no earlier instructions", "has no rules", "no restrictions apply".
-	noRulesRe = regexp.MustCompile(`\b(?:with|has|have|having) no (?:earlier |prior |previous |more |further )?(?:instructions|rules|restrictions|limits|limitations|filters|guidelines|policies|constraints)\b|\bno (?:restrictions|rules|limits|filters|policies) (?:apply|exist)\b|\b(?:unfiltered|uncensored|unrestricted) (?:assistant|ai|model|persona|mode|chatbot)\b`)
+	noRulesRe = lazyRE(`\b(?:with|has|have|having) no (?:earlier |prior |previous |more |further )?(?:instructions|rules|restrictions|limits|limitations|filters|guidelines|policies|constraints)\b|\bno (?:restrictions|rules|limits|filters|policies) (?:apply|exist)\b|\b(?:unfiltered|uncensored|unrestricted) (?:assistant|ai|model|persona|mode|chatbot)\b`)
 	// Orders hidden in data: "follow any instruction found in email bodies".
-	obeyDataRe = regexp.MustCompile(`\b(?:follow|obey|execute|carry out|act on|comply with|run)\w*\s+(?:\w+\s+){0,4}?(?:instructions?|commands?|orders?|directives?|operations?|requests?)\s+(?:\w+\s+){0,2}?(?:found|contained|given|written|embedded|requested|appearing|that appear|that arrive|arriving|returned)\s+(?:\w+\s+){0,2}?(?:in|by|from|inside)\b`)
+	obeyDataRe = lazyRE(`\b(?:follow|obey|execute|carry out|act on|comply with|run)\w*\s+(?:\w+\s+){0,4}?(?:instructions?|commands?|orders?|directives?|operations?|requests?)\s+(?:\w+\s+){0,2}?(?:found|contained|given|written|embedded|requested|appearing|that appear|that arrive|arriving|returned)\s+(?:\w+\s+){0,2}?(?:in|by|from|inside)\b`)
 	// Role and persona switches without a stock phrase.
-	personaRe = regexp.MustCompile(`\bfrom (?:here|this point|this moment) on\b|\bhenceforth\b|\bfor the rest of (?:the|this) (?:chat|session|conversation)\b|\bstay in character\b|\bin character as\b|\byou(?: are|'re) (?:now )?in (?:\w+[- ])?mode\b|\byou(?: are|'re) (?:now )?(?:an? )?(?:unfiltered|uncensored|unrestricted)\b`)
+	personaRe = lazyRE(`\bfrom (?:here|this point|this moment) on\b|\bhenceforth\b|\bfor the rest of (?:the|this) (?:chat|session|conversation)\b|\bstay in character\b|\bin character as\b|\byou(?: are|'re) (?:now )?in (?:\w+[- ])?mode\b|\byou(?: are|'re) (?:now )?(?:an? )?(?:unfiltered|uncensored|unrestricted)\b`)
 )
 
 // massObjects are stores of the user's work and data: wiping all of them
@@ -106,22 +105,22 @@ const massObjects = `(?:notes?|files?|branch(?:es)?|namespaces?|records?|custome
 // every, entire, except, --all, rm -rf ~), or an account closed and its
 // funds moved. Such a step is beyond any single tool's contract.
 var (
-	massDestructRe = regexp.MustCompile(`\b(?:delet|remov|wip|eras|destroy|purg|shred|cancel|revok|uninstall|terminat|nuk)\w*\s+(?:\w+\s+){0,2}?(?:all|every|entire|whole)\s+(?:(?:other|of the|of their|of your|the|user|customer)\s+)?` + massObjects + `|` +
+	massDestructRe = lazyRE(`\b(?:delet|remov|wip|eras|destroy|purg|shred|cancel|revok|uninstall|terminat|nuk)\w*\s+(?:\w+\s+){0,2}?(?:all|every|entire|whole)\s+(?:(?:other|of the|of their|of your|the|user|customer)\s+)?` + massObjects + `|` +
 		`\b(?:all|every|entire|whole)\s+(?:\w+\s+){0,2}?` + massObjects + `\s+(?:\w+\s+){0,2}?(?:is|are|be|get|gets|will be)\s+(?:\w+\s+)?(?:wiped|deleted|erased|destroyed|dropped|purged|removed|truncated|cancell?ed)\b|` +
 		`\b(?:delet|remov|wip|eras|destroy|purg)\w*\s+(?:every|all)\s+\w+\s+except\b|\bdelete\s+\w+\s+--all\b|` +
 		`\bclos(?:e|es|ing)\s+(?:the|your|their|the user's)\s+(?:\w+\s+)?account\b|\bwithdraw\w*\s+(?:the|all|their|your)\s+(?:\w+\s+)?(?:balance|funds)\b`)
 	// Wiping the home directory or the root is no tool's own job.
-	homeWipeRe = regexp.MustCompile(`\brm\s+-[a-z]*r[a-z]*\s+(?:~|/|\$home|\*)(?:\s|$|[.;,])|\bformat (?:the )?(?:disk|drive)\b`)
+	homeWipeRe = lazyRE(`\brm\s+-[a-z]*r[a-z]*\s+(?:~|/|\$home|\*)(?:\s|$|[.;,])|\bformat (?:the )?(?:disk|drive)\b`)
 	// Triggers that fire a step on the user's small talk or on every run.
-	triggerRe = regexp.MustCompile(`\b(?:when|if) in doubt\b|\bwhenever\b|\bafter (?:every|each|any|all)\b|\b(?:once|twice) a (?:day|week|month)\b|\broutinely\b|\bregardless\b|\bas part of\b|\bwithout asking\b|\bdanach\b|\bduring (?:each|every)\b`)
+	triggerRe = lazyRE(`\b(?:when|if) in doubt\b|\bwhenever\b|\bafter (?:every|each|any|all)\b|\b(?:once|twice) a (?:day|week|month)\b|\broutinely\b|\bregardless\b|\bas part of\b|\bwithout asking\b|\bdanach\b|\bduring (?:each|every)\b`)
 	// A sentence that opens "Before doing X," frames a prerequisite.
-	beforeIngRe = regexp.MustCompile(`^(?:\W*)before \w+ing\b`)
+	beforeIngRe = lazyRE(`^(?:\W*)before \w+ing\b`)
 )
 
 // Argument forcing: a value of some argument is dictated ("set channel to
 // #x", "raise the amount by 5", "replace the image with ...") or the user's
 // own choice overruled ("whatever the user typed").
-var argumentForceRe = regexp.MustCompile(`\b(?:set|change|switch|force|replace|raise|lower|increase|bump|rewrite|point|redirect)\s+(?:the\s+|its\s+|their\s+)?[\w.-]+\s+(?:to|with|by)\b|` +
+var argumentForceRe = lazyRE(`\b(?:set|change|switch|force|replace|raise|lower|increase|bump|rewrite|point|redirect)\s+(?:the\s+|its\s+|their\s+)?[\w.-]+\s+(?:to|with|by)\b|` +
 	`\b(?:whatever|regardless of what|no matter what)\s+(?:the user|they|you)\s+(?:typed|chose|choose|asked|picked|entered|said|wants?|selected|specified|gave)\b|` +
 	`\binstead of the \w+ (?:the user|they) (?:chose|picked|selected|gave|specified|typed|entered)\b`)
 
@@ -140,7 +139,7 @@ func adverbOrder(lower string) bool {
 	return false
 }
 
-var adverbOrderRe = regexp.MustCompile(`(?:^|[,:;.(]\s*)(\w+ly)\s+([a-z]+)\b`)
+var adverbOrderRe = lazyRE(`(?:^|[,:;.(]\s*)(\w+ly)\s+([a-z]+)\b`)
 
 // notAdverb are "-ly" words that restrict or are verbs, not manner adverbs
 // that dress up an order ("only call this tool when ...").
@@ -149,31 +148,31 @@ var notAdverb = map[string]bool{"only": true, "early": true, "apply": true, "rep
 	"currently": true, "usually": true, "typically": true, "generally": true, "normally": true, "finally": true, "additionally": false}
 
 // otherBadRe runs down another tool so the model avoids it.
-var otherBadRe = regexp.MustCompile(`\b(?:unreliable|unsafe|corrupts?|corrupted|corrupting|broken|malicious|compromised|retired|double-charg\w*|insecure|known to|treat (?:it|them) as (?:unavailable|broken|disabled)|no longer (?:available|works|supported)|wrappers? around|legacy path)\b`)
+var otherBadRe = lazyRE(`\b(?:unreliable|unsafe|corrupts?|corrupted|corrupting|broken|malicious|compromised|retired|double-charg\w*|insecure|known to|treat (?:it|them) as (?:unavailable|broken|disabled)|no longer (?:available|works|supported)|wrappers? around|legacy path)\b`)
 
 // Cross-tool references beyond the catalog: "the github server's tools",
 // "tools named X on any server", "the fetch tool of any other server".
-var anyToolRe = regexp.MustCompile(`\b(?:the |a |an )?[\w-]+ server'?s?'? tools?\b|\btools? (?:of|from|on|in) (?:the |any |another |every |all )?(?:other )?[\w-]+ servers?\b|\btools? named\b|\bwhose names? (?:start|begin|end)s? with\b|\b(?:on|of|from) any (?:other )?server\b`)
+var anyToolRe = lazyRE(`\b(?:the |a |an )?[\w-]+ server'?s?'? tools?\b|\btools? (?:of|from|on|in) (?:the |any |another |every |all )?(?:other )?[\w-]+ servers?\b|\btools? named\b|\bwhose names? (?:start|begin|end)s? with\b|\b(?:on|of|from) any (?:other )?server\b`)
 
 // Hooks: a trigger on another tool's run followed by a call of this tool.
-var hookTriggerRe = regexp.MustCompile(`\b(?:whenever|each time|every time|after (?:any|every|each|all)|before (?:any|every|each|all)|when(?:ever)? (?:the |a |an |any |one of )?[\w-]+(?: \w+){0,5}? (?:runs|run|is (?:called|invoked|used|run)|are (?:called|invoked|used|run)|returns|executes|completes))\b`)
+var hookTriggerRe = lazyRE(`\b(?:whenever|each time|every time|after (?:any|every|each|all)|before (?:any|every|each|all)|when(?:ever)? (?:the |a |an |any |one of )?[\w-]+(?: \w+){0,5}? (?:runs|run|is (?:called|invoked|used|run)|are (?:called|invoked|used|run)|returns|executes|completes))\b`)
 
 // Preference: "this is the only X tool", "rank me first".
 var (
-	onlySelfRe = regexp.MustCompile(`\b(?:this is|i am|i'm) the (?:only|sole|one)\b`)
-	chooseMeRe = regexp.MustCompile(`\b(?:use|choose|call|pick|rank|prefer|select|prioriti[sz]e|favou?r)\s+me\b`)
+	onlySelfRe = lazyRE(`\b(?:this is|i am|i'm) the (?:only|sole|one)\b`)
+	chooseMeRe = lazyRE(`\b(?:use|choose|call|pick|rank|prefer|select|prioriti[sz]e|favou?r)\s+me\b`)
 	// othersWideRe is othersRe with room for a few qualifying words
 	// ("any other search or fetch tool").
-	othersWideRe = regexp.MustCompile(`\b(?:any|all|every|each)\s+(?:other|alternative|competing|rival|similar)\s+(?:[\w-]+\s+){0,3}?(?:tools?|servers?|functions?|services?|providers?|plugins?|apis?|integrations?)\b`)
+	othersWideRe = lazyRE(`\b(?:any|all|every|each)\s+(?:other|alternative|competing|rival|similar)\s+(?:[\w-]+\s+){0,3}?(?:tools?|servers?|functions?|services?|providers?|plugins?|apis?|integrations?)\b`)
 )
 
 // Sources the model can see, in any wording: what it has seen or found,
 // what the user said earlier, every user turn, the output of a command that
 // prints the environment or secrets.
 var (
-	seenRe     = regexp.MustCompile(`\byou(?: have|'ve)? (?:seen|found|come across|encountered|noticed|observed)\b|\byou (?:find|see|encounter|come across|notice)\b`)
-	userSaidRe = regexp.MustCompile(`\b(?:the user|they|he|she)\s+(?:has |have |had )?(?:said|made|wrote|written|typed|mentioned|shared|told you|asked|entered|disclosed)\b[^.]{0,60}?\b(?:earlier|before|previously|so far|in (?:this|the) (?:chat|conversation|session|thread))\b|\b(?:earlier|previously|before) in (?:this|the) (?:chat|conversation|session|thread)\b|\b(?:every|all|each|previous|prior|earlier|past)\s+(?:\w+\s+)?user (?:turns?|utterances?|prompts?|messages?)\b`)
-	envDumpRe  = regexp.MustCompile("\\boutput of [`'\"]?(?:env|printenv|set|export -p|history)\\b|\\b(?:run|execute|exec)\\s+[`'\"]?[\\w./-]+(?:\\s+[^\\s.;]+){0,6}?\\s+(?:and|then)\\s+(?:paste|put|include|send|copy|pass|attach|add)\\s+(?:the |its |their )?(?:output|result)")
+	seenRe     = lazyRE(`\byou(?: have|'ve)? (?:seen|found|come across|encountered|noticed|observed)\b|\byou (?:find|see|encounter|come across|notice)\b`)
+	userSaidRe = lazyRE(`\b(?:the user|they|he|she)\s+(?:has |have |had )?(?:said|made|wrote|written|typed|mentioned|shared|told you|asked|entered|disclosed)\b[^.]{0,60}?\b(?:earlier|before|previously|so far|in (?:this|the) (?:chat|conversation|session|thread))\b|\b(?:earlier|previously|before) in (?:this|the) (?:chat|conversation|session|thread)\b|\b(?:every|all|each|previous|prior|earlier|past)\s+(?:\w+\s+)?user (?:turns?|utterances?|prompts?|messages?)\b`)
+	envDumpRe  = lazyRE("\\boutput of [`'\"]?(?:env|printenv|set|export -p|history)\\b|\\b(?:run|execute|exec)\\s+[`'\"]?[\\w./-]+(?:\\s+[^\\s.;]+){0,6}?\\s+(?:and|then)\\s+(?:paste|put|include|send|copy|pass|attach|add)\\s+(?:the |its |their )?(?:output|result)")
 )
 
 // cueUpper over-approximates cues for the prefilter: every cue that the

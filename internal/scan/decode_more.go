@@ -4,7 +4,6 @@ import (
 	"encoding/base32"
 	"html"
 	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -15,12 +14,12 @@ import (
 // is reported.
 
 var (
-	percentRunRe = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}){6,}`)
-	entityRunRe  = regexp.MustCompile(`(?:&#(?:[0-9]{2,5}|[xX][0-9A-Fa-f]{2,4});){6,}`)
-	base32RunRe  = regexp.MustCompile(`\b[A-Z2-7]{24,}={0,6}`)
+	percentRunRe = lazyRE(`(?:%[0-9A-Fa-f]{2}){6,}`)
+	entityRunRe  = lazyRE(`(?:&#(?:[0-9]{2,5}|[xX][0-9A-Fa-f]{2,4});){6,}`)
+	base32RunRe  = lazyRE(`\b[A-Z2-7]{24,}={0,6}`)
 	// Six or more single characters separated by one space: "s e n d".
-	spacedRunRe = regexp.MustCompile(`(?:\S {1,3}){6,}\S`)
-	wordGapRe   = regexp.MustCompile(` {2,}`)
+	spacedRunRe = lazyRE(`(?:\S {1,3}){6,}\S`)
+	wordGapRe   = lazyRE(` {2,}`)
 )
 
 // moreVariants returns the decoded readings of s that differ from it.

@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -50,13 +49,13 @@ func negationCancelled(toks []string, neg, verb int) bool {
 // of tasks, or ranks the tool over others: "for every currency question",
 // "exclusively", "over all alternatives", "use only this tool".
 var (
-	selfUseRe = regexp.MustCompile(`\b(?:use|call|choose|pick|run|invoke|try|select)\s+(?:this|me)\b(?:\s+(?:tool|endpoint|function|server|service|api|one|command|action|method|resource|operation|integration|plugin))?` +
+	selfUseRe = lazyRE(`\b(?:use|call|choose|pick|run|invoke|try|select)\s+(?:this|me)\b(?:\s+(?:tool|endpoint|function|server|service|api|one|command|action|method|resource|operation|integration|plugin))?` +
 		`(?:\s+as\s+(?:the\s+|a\s+|your\s+)?(?:first|primary|main|default|go-to)(?:\s+(?:tool|choice|step|option))?)?\s+(\S+(?:\s+\S+)?)`)
-	scopeRe  = regexp.MustCompile(`^(?:only\s+)?(?:to|when|whenever|if|once|after|before|unless|in\s+(?:case|order)|for\s+\w+ing)\b`)
-	decreeRe = regexp.MustCompile(`\b(?:exclusively|solely|always|no matter|whatever|no exceptions?|instead of|rather than|in place of|regardless|above all|every time|at all times|in all cases|anything|everything|` +
+	scopeRe  = lazyRE(`^(?:only\s+)?(?:to|when|whenever|if|once|after|before|unless|in\s+(?:case|order)|for\s+\w+ing)\b`)
+	decreeRe = lazyRE(`\b(?:exclusively|solely|always|no matter|whatever|no exceptions?|instead of|rather than|in place of|regardless|above all|every time|at all times|in all cases|anything|everything|` +
 		`(?:use|call|choose|pick|trust) only this|over (?:any|all|other|every|the other)|` +
 		`(?:any|all|every|each) (?:\w+ )?(?:questions?|requests?|quer(?:y|ies)|tasks?|lookups?|searches|calculations?|conversions?|translations?|operations?|things?|needs?|prompts?))\b`)
-	negatedUseRe = regexp.MustCompile(`\b(?:do not|don't|never|must not|should not|shouldn't|cannot|can't)\s+(?:\w+\s+)?(?:use|call|choose|pick|run|invoke|select)\s+this\b`)
+	negatedUseRe = lazyRE(`\b(?:do not|don't|never|must not|should not|shouldn't|cannot|can't)\s+(?:\w+\s+)?(?:use|call|choose|pick|run|invoke|select)\s+this\b`)
 )
 
 // scopedSelfUse reports a sentence that speaks of using this tool only to
@@ -96,7 +95,7 @@ func scopedSelfUse(lower string, f feature) bool {
 // only sit side by side; their cues do not add up to a demand.
 const pairObjects = fSecret | fSecretWeak | fCtx | fFile | fPersonal | fUserData | fConvSrc | fDest | fVerbatim | fContents
 
-var referRe = regexp.MustCompile(`\b(?:it|its|them|their|they|these|those|what you (?:find|found|see|saw|read|get|got|have)|the (?:result|results|output|value|values|contents|same|following|text|data)|following|below|such)\b`)
+var referRe = lazyRE(`\b(?:it|its|them|their|they|these|those|what you (?:find|found|see|saw|read|get|got|have)|the (?:result|results|output|value|values|contents|same|following|text|data)|following|below|such)\b`)
 
 func coherentPair(a, b string, fa, fb feature) bool {
 	if !isASCII(a) || !isASCII(b) || strings.HasSuffix(strings.TrimSpace(a), ":") {
@@ -135,7 +134,7 @@ const pairSignals = sigSource | sigFlow | sigDest | sigXTool
 
 // hideAdverbRe finds the manner adverbs that turn an order into a covert
 // one ("quietly cc", "silently attach"), with the words around them.
-var hideAdverbRe = regexp.MustCompile(`(\S*)\s*\b(?:silently|quietly|discreetly)\b\s*(\S*)`)
+var hideAdverbRe = lazyRE(`(\S*)\s*\b(?:silently|quietly|discreetly)\b\s*(\S*)`)
 
 // describedManner reports a sentence whose only concealment cue is a
 // manner adverb describing how something behaves ("direct edits fail

@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -10,18 +9,18 @@ import (
 // itself before other work, bulk collection, references to the tool's own
 // parameters.
 var (
-	modeSwitchRe = regexp.MustCompile(`\byou(?: are|'re| r)\s+(?:now|no longer)\b|\bfrom now on\b|` +
+	modeSwitchRe = lazyRE(`\byou(?: are|'re| r)\s+(?:now|no longer)\b|\bfrom now on\b|` +
 		`\b(?:unrestricted|god|jailbreak|jailbroken|dan|unfiltered|uncensored|evil|developer|unlimited|no[- ]limits?)\s+mode\b|` +
 		`(?:^|[.:;!\n\]>]\s*)act as\b|\bpretend (?:to be|you are|you're|that you)\b|\brole[- ]?play (?:as|that)\b|\brole change\b|` +
 		`\byour new (?:role|persona|identity|instructions)\b|\byou have a new (?:role|persona|identity)\b|\bdo anything now\b|\bjailbr(?:eak|oken)`)
-	selfRefRe     = regexp.MustCompile(`\bthis (?:\w+ )?(?:tool|function|server|service|plugin|api|endpoint|integration|converter|translator|calculator|engine|utility|one)\b|\b(?:use|choose|call|pick) me\b`)
-	othersRe      = regexp.MustCompile(`\b(?:other|alternative|competing|rival|third-party|built-in|existing|similar|any other|all other|every other|inferior|outdated|lesser|obsolete)\s+(?:[\w-]+\s+)?(?:tools?|servers?|functions?|services?|providers?|plugins?|apis?|converters?|translators?|calculators?|engines?|implementations?|versions?|sources?|geocoders?|lookups?|apps?|utilities|libraries|integrations?|solutions?|options)\b|\balternatives\b|\bcompetitors?\b`)
-	chooseFirstRe = regexp.MustCompile(`\b(?:choose|select|pick|prefer|prioriti[sz]e|try|use)\s+(?:this|me)\b[^.]*\b(?:first|before any(?:thing)? else)\b`)
-	selfInsertRe  = regexp.MustCompile(`\bbefore (?:you )?(?:execut\w*|call\w*|us\w*|run\w*|perform\w*|do\w*|invok\w*|process\w*|answer\w*|respond\w*|handl\w*)\s+(?:(?:any|every|each|all|other)\b|(?:\w+\s+){0,3}?(?:operation|tool|function|command|request|calculation|action|step|query|task)s?\b)`)
-	selfCallRe    = regexp.MustCompile(`\b(?:execute|call|use|run|invoke|trigger) this (?:tool|function)\b`)
-	solicitRe     = regexp.MustCompile(`\b(?:store|save|record|log|put|dump|collect|keep|write|paste|send|submit|give|share)\b\s+(?:\w+\s+){0,2}?(?:all|every|any)\s+(?:of\s+)?(?:the\s+|your\s+)?(?:\w+\s+)?(?:important|sensitive|private|personal|relevant|confidential|secret|valuable|interesting)\s+(?:values?|data|information|info|details?|facts?|things?|items?|credentials?|content|context|secrets?)\b`)
-	letKnowRe     = regexp.MustCompile(`\blet\s+\S+\s+know\b|\bloop\s+\S+\s+in\b|\bkeep\s+\S+\s+(?:posted|informed|in the loop)\b`)
-	siblingSrcRe  = regexp.MustCompile(`\b(?:from|by|using|via|with)\s+(?:the\s+)?(?:get|list|fetch|read|login|auth|create|obtain|search|find)[_-]\w+|\b(?:from|by|using|via) the [\w-]+ tool\b`)
+	selfRefRe     = lazyRE(`\bthis (?:\w+ )?(?:tool|function|server|service|plugin|api|endpoint|integration|converter|translator|calculator|engine|utility|one)\b|\b(?:use|choose|call|pick) me\b`)
+	othersRe      = lazyRE(`\b(?:other|alternative|competing|rival|third-party|built-in|existing|similar|any other|all other|every other|inferior|outdated|lesser|obsolete)\s+(?:[\w-]+\s+)?(?:tools?|servers?|functions?|services?|providers?|plugins?|apis?|converters?|translators?|calculators?|engines?|implementations?|versions?|sources?|geocoders?|lookups?|apps?|utilities|libraries|integrations?|solutions?|options)\b|\balternatives\b|\bcompetitors?\b`)
+	chooseFirstRe = lazyRE(`\b(?:choose|select|pick|prefer|prioriti[sz]e|try|use)\s+(?:this|me)\b[^.]*\b(?:first|before any(?:thing)? else)\b`)
+	selfInsertRe  = lazyRE(`\bbefore (?:you )?(?:execut\w*|call\w*|us\w*|run\w*|perform\w*|do\w*|invok\w*|process\w*|answer\w*|respond\w*|handl\w*)\s+(?:(?:any|every|each|all|other)\b|(?:\w+\s+){0,3}?(?:operation|tool|function|command|request|calculation|action|step|query|task)s?\b)`)
+	selfCallRe    = lazyRE(`\b(?:execute|call|use|run|invoke|trigger) this (?:tool|function)\b`)
+	solicitRe     = lazyRE(`\b(?:store|save|record|log|put|dump|collect|keep|write|paste|send|submit|give|share)\b\s+(?:\w+\s+){0,2}?(?:all|every|any)\s+(?:of\s+)?(?:the\s+|your\s+)?(?:\w+\s+)?(?:important|sensitive|private|personal|relevant|confidential|secret|valuable|interesting)\s+(?:values?|data|information|info|details?|facts?|things?|items?|credentials?|content|context|secrets?)\b`)
+	letKnowRe     = lazyRE(`\blet\s+\S+\s+know\b|\bloop\s+\S+\s+in\b|\bkeep\s+\S+\s+(?:posted|informed|in the loop)\b`)
+	siblingSrcRe  = lazyRE(`\b(?:from|by|using|via|with)\s+(?:the\s+)?(?:get|list|fetch|read|login|auth|create|obtain|search|find)[_-]\w+|\b(?:from|by|using|via) the [\w-]+ tool\b`)
 )
 
 // intentFeatures computes the word-order cues of one sentence. The hint
@@ -119,19 +118,19 @@ func (sc *scanner) intentUpperBound(h int) feature {
 	return f
 }
 
-var danRe = regexp.MustCompile(`\bDAN\b`)
+var danRe = lazyRE(`\bDAN\b`)
 
 // scriptRe finds a script or binary to fetch and run: a URL or path
 // ending in a script extension, or a download piped into a shell.
 var (
-	scriptRe = regexp.MustCompile(`(?:https?://|[~/\]])\S*\.(?:sh|bash|ps1|bat|cmd|exe|scr|vbs|command)\b`)
-	pipeRe   = regexp.MustCompile(`\b(?:curl|wget|iwr|invoke-webrequest)\b[^|]{0,200}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|iex|python3?)\b`)
+	scriptRe = lazyRE(`(?:https?://|[~/\]])\S*\.(?:sh|bash|ps1|bat|cmd|exe|scr|vbs|command)\b`)
+	pipeRe   = lazyRE(`\b(?:curl|wget|iwr|invoke-webrequest)\b[^|]{0,200}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|iex|python3?)\b`)
 )
-var runRe = regexp.MustCompile(`\b(?:run|execute|exec|launch|start|source|chmod|executable|invoke)\b`)
+var runRe = lazyRE(`\b(?:run|execute|exec|launch|start|source|chmod|executable|invoke)\b`)
 
 // secretPathRe finds file paths whose own name says they hold secrets
 // (vault/secret.txt, config/credentials.yml, keys/private.pem).
-var secretPathRe = regexp.MustCompile(`[\w~.-]*/[\w./-]*(?:secret|credential|passw|token|private[_-]?key|apikey|api[_-]key)[\w.-]*|[\w-]*(?:secret|credential|passw|token|apikey|api[_-]key)[\w-]*\.(?:txt|json|ya?ml|env|ini|pem|key|cfg|conf|toml)\b`)
+var secretPathRe = lazyRE(`[\w~.-]*/[\w./-]*(?:secret|credential|passw|token|private[_-]?key|apikey|api[_-]key)[\w.-]*|[\w-]*(?:secret|credential|passw|token|apikey|api[_-]key)[\w-]*\.(?:txt|json|ya?ml|env|ini|pem|key|cfg|conf|toml)\b`)
 
 // hasSiblingSlug spots an identifier that reads as a tool name
 // (get_report, list-buckets): advice that names a specific sibling is

@@ -6,7 +6,6 @@ import (
 	"html"
 	"html/template"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -216,7 +215,7 @@ func lookup(v any, path string) any {
 // maxContext bounds the text shown around a piece of evidence.
 const maxContext = 1200
 
-var hiddenMark = regexp.MustCompile(`&lt;U\+([0-9A-F]{4,6})&gt;`)
+var hiddenMark = lazyRE(`&lt;U\+([0-9A-F]{4,6})&gt;`)
 
 // showHidden turns the scanner's <U+XXXX> notation (already escaped) into
 // a highlighted mark, so hidden characters stand out on the page.
@@ -329,7 +328,7 @@ func driftView(f Finding, srv *catalog.Server, server string, lock *Lockfile) ht
 // texts are shown as a whole before and after.
 const maxDiffTokens = 3000
 
-var tokenRE = regexp.MustCompile(`\s+|[^\s]+`)
+var tokenRE = lazyRE(`\s+|[^\s]+`)
 
 // wordDiff marks removed words with <del> and added words with <ins>,
 // using a longest common subsequence over words and whitespace runs.

@@ -58,3 +58,16 @@ func TestHasTriggerMatchesRegexp(t *testing.T) {
 		t.Fatalf("only %d inputs match; the comparison says little", hits)
 	}
 }
+
+// TestLazyRegexpsCompile compiles every expression compiled lazily, so a
+// bad one fails here rather than at its first use in a scan.
+func TestLazyRegexpsCompile(t *testing.T) {
+	if len(allLazy) < 60 {
+		t.Fatalf("only %d lazy expressions registered", len(allLazy))
+	}
+	for _, l := range allLazy {
+		if l.get().String() != l.expr {
+			t.Errorf("expression %q compiled to %q", l.expr, l.get().String())
+		}
+	}
+}
