@@ -104,8 +104,24 @@ func spacedCandidate(s string) bool {
 
 // reversedCandidate is a cheap check for common words written backwards.
 func reversedCandidate(s string) bool {
-	return containsAny(s, " eht ", " dna ", " lla ", " ruoy ", " uoy ", "resu ", " ot ", " siht ", " EHT ", " DNA ", "RESU ")
+	// Every cue ends in a space, so one pass over the spaces, checking
+	// what ends there, finds what a search per cue finds; a search per
+	// cue stopped at every space eleven times.
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' {
+			continue
+		}
+		end := s[:i+1]
+		for _, c := range reversedCues {
+			if strings.HasSuffix(end, c) {
+				return true
+			}
+		}
+	}
+	return false
 }
+
+var reversedCues = []string{" eht ", " dna ", " lla ", " ruoy ", " uoy ", "resu ", " ot ", " siht ", " EHT ", " DNA ", "RESU "}
 
 // spacedVariant joins letters spaced apart ("s e n d   a l l") into words;
 // a gap of two or more spaces separates words.

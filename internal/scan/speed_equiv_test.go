@@ -71,3 +71,30 @@ func TestLazyRegexpsCompile(t *testing.T) {
 		}
 	}
 }
+
+func TestReversedCandidateMatchesSearch(t *testing.T) {
+	in := append(equivInputs(t), " eht", "eht ", " eht ", "a eht b", "RESU x", "xresu ", " ot", " ot ", "lla ", " lla ", " LLA ")
+	hits := 0
+	for _, s := range in {
+		for _, v := range []string{s, strings.ToUpper(s), reverse(s)} {
+			want := containsAny(v, reversedCues...)
+			if got := reversedCandidate(v); got != want {
+				t.Errorf("reversedCandidate(%q) = %v, a search per cue says %v", v, got, want)
+			}
+			if want {
+				hits++
+			}
+		}
+	}
+	if hits < 10 {
+		t.Fatalf("only %d inputs hold a cue", hits)
+	}
+}
+
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
