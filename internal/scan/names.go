@@ -81,9 +81,16 @@ func lookalikeNames(c *catalog.Catalog, rep *Report) {
 	// dels maps every name with one character deleted to the names it
 	// came from, so one-keystroke neighbours are found by lookup rather
 	// than by comparing every pair of a 10,000-tool catalog.
+	// Neighbours only matter on another server: a catalog whose tools all
+	// sit on servers of one name skips building and probing them.
+	serverNames := map[string]bool{}
+	for _, s := range c.Servers {
+		serverNames[s.Name] = true
+	}
+	manyServers := len(serverNames) > 1
 	dels := map[string][]string{}
 	for f := range byFold {
-		if len(f) < 8 {
+		if len(f) < 8 || !manyServers {
 			continue
 		}
 		for i := range len(f) {
@@ -162,7 +169,11 @@ func lookalikeNames(c *catalog.Catalog, rep *Report) {
 			low := strings.ToLower(name)
 			if len(low) >= 8 && strings.ContainsAny(low, "_-") {
 				found := false
-				for _, f := range neighbours(low) {
+				var near []string
+				if manyServers {
+					near = neighbours(low)
+				}
+				for _, f := range near {
 					if len(f) < 8 || !oneEdit(low, f) {
 						continue
 					}
