@@ -524,7 +524,7 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 		massDestructRe.MatchString(lower) && !sc.ownMassAction(lower) {
 		f |= fDestructDemand
 	}
-	if has("rm ", "format") && homeWipeRe.MatchString(lower) {
+	if has("rm ", "format") && (strings.Contains(lower, "format ") || hasWordStart(lower, "rm")) && homeWipeRe.MatchString(lower) {
 		f |= fDestructDemand
 	}
 	if has("outrank", "priority over") && outrankRe.MatchString(lower) {
@@ -906,4 +906,22 @@ func hasWordPhrase(s string, phrases []string) bool {
 
 func isWordByte(c byte) bool {
 	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+// hasWordStart reports whether w occurs in s after an ASCII word boundary
+// (as \bw in a regular expression): a cheap test that rules out most
+// text before homeWipeRe, whose "rm " gate "confirm " also passes.
+func hasWordStart(s, w string) bool {
+	for off := 0; off <= len(s)-len(w); {
+		i := strings.Index(s[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i == 0 || !isWordByte(s[i-1]) {
+			return true
+		}
+		off = i + 1
+	}
+	return false
 }

@@ -98,3 +98,22 @@ func reverse(s string) string {
 	}
 	return string(b)
 }
+
+// TestHomeWipeGateKeepsMatches checks that the extra gate before
+// homeWipeRe never hides a match of it.
+func TestHomeWipeGateKeepsMatches(t *testing.T) {
+	in := append(equivInputs(t), "rm -rf ~", "then rm -rf / now", "x(rm -r *)", "format the disk", "format drive", "confirm -rf ~", "formrm -rf ~")
+	hits := 0
+	for _, s := range in {
+		if !homeWipeRe.MatchString(s) {
+			continue
+		}
+		hits++
+		if !strings.Contains(s, "format ") && !hasWordStart(s, "rm") {
+			t.Errorf("gate drops %q, which homeWipeRe matches", s)
+		}
+	}
+	if hits < 4 {
+		t.Fatalf("only %d inputs match homeWipeRe", hits)
+	}
+}
