@@ -16,7 +16,9 @@
 # than 0 or 1, or output that is not the scan JSON contract).
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# The register scored is the folder of this script, or REGISTER_DIR when a
+# later register's own score.sh delegates here (one scorer for every register).
+here="${REGISTER_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}"
 if [ "$#" -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
 	echo "usage: $0 BIN [--verbose] [--jobs N]" >&2
 	exit 2
