@@ -853,18 +853,8 @@ func onlySelfSlugs(s, self string) bool {
 	if self == "" {
 		return false
 	}
-	for i := 0; i < len(s); {
-		if !isIdentByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isIdentByte(s[j]) {
-			j++
-		}
-		tok := strings.Trim(s[i:j], ".")
-		i = j
-		if strings.ContainsAny(tok, "_-") && toolLikeSlug(tok) && !strings.EqualFold(tok, self) {
+	for tok := range toolSlugs(s) {
+		if !strings.EqualFold(tok, self) {
 			return false
 		}
 	}

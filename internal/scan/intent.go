@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"iter"
 	"strings"
 )
 
@@ -136,22 +137,32 @@ var secretPathRe = lazyRE(`[\w~.-]*/[\w./-]*(?:secret|credential|passw|token|pri
 // (get_report, list-buckets): advice that names a specific sibling is
 // navigation, not a decree against unnamed others.
 func hasSiblingSlug(s string) bool {
-	for i := 0; i < len(s); {
-		if !isIdentByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isIdentByte(s[j]) {
-			j++
-		}
-		tok := strings.Trim(s[i:j], ".")
-		i = j
-		if strings.ContainsAny(tok, "_-") && toolLikeSlug(tok) {
-			return true
-		}
+	for range toolSlugs(s) {
+		return true
 	}
 	return false
+}
+
+// toolSlugs yields the identifiers of s that read as tool names: joined by
+// '_' or '-' and shaped like one (toolLikeSlug), trailing dots trimmed.
+func toolSlugs(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := 0; i < len(s); {
+			if !isIdentByte(s[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(s) && isIdentByte(s[j]) {
+				j++
+			}
+			tok := strings.Trim(s[i:j], ".")
+			i = j
+			if strings.ContainsAny(tok, "_-") && toolLikeSlug(tok) && !yield(tok) {
+				return
+			}
+		}
+	}
 }
 
 // mentionsParam reports a sentence naming one of the tool's own
