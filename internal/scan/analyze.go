@@ -44,7 +44,7 @@ func sentenceSpans(text string) [][2]int {
 			if !softWrap(text, start, i) {
 				emit(i + 1)
 			}
-		case '。', '！', '？', '；':
+		case '。', '！', '？', '；', '।', '؟':
 			emit(i + utf8.RuneLen(r))
 		case '.', '!', '?', ';':
 			if i+1 >= len(text) || text[i+1] == ' ' || text[i+1] == '\t' || text[i+1] == '\n' || text[i+1] == '\r' {
@@ -586,6 +586,8 @@ func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool)
 func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) feature {
 	mtb := matchBytes(sentence)
 	f := lexFeatures(mtb)
+	langEarly, langLate, foreign := langFeatures(sentence, mtb)
+	f |= langEarly
 	if imperativeClause(sentence) {
 		f |= fImper
 	}
@@ -674,6 +676,9 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	}
 	if f&fHide != 0 && f&fHideStrong == 0 && describedManner(lower) {
 		f &^= fHide
+	}
+	if foreign {
+		f = foreignFlow(f | langLate)
 	}
 	return sc.ownObjects(f, sentence, lower)
 }

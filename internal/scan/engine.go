@@ -211,6 +211,7 @@ func escapeSeg(s string) string {
 // per-sentence analysis is skipped. Most honest documentation stops here.
 func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	f := lexOf(text) | fNamedTarget | fSiblingOut
+	f |= langUpper(text)
 	if imperativeClause(text) {
 		f |= fImper
 	}

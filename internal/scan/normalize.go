@@ -232,9 +232,12 @@ var confusables = map[rune]rune{
 func foldConfusables(s string) (string, []string) {
 	latin, other := 0, 0
 	hasConf := false
+	// Dotless ı is a letter of Turkish and Azerbaijani, not a disguise,
+	// in text that also has the other letters of those alphabets.
+	dotless := nativeDotless(s)
 	for _, r := range s {
 		switch {
-		case isLatinLetter(r):
+		case isLatinLetter(r) || r == 'ı' && dotless:
 			latin++
 		case unicode.IsLetter(r):
 			other++
@@ -257,7 +260,7 @@ func foldConfusables(s string) (string, []string) {
 		nLatin, nConf, nOther := 0, 0, 0
 		for _, r := range word {
 			switch {
-			case isLatinLetter(r):
+			case isLatinLetter(r) || r == 'ı' && dotless:
 				nLatin++
 			case confusables[r] != 0:
 				nConf++
@@ -268,7 +271,7 @@ func foldConfusables(s string) (string, []string) {
 		if nConf > 0 && nOther == 0 && (nLatin > 0 || (latinText && nConf >= 2)) {
 			orig := string(word)
 			for i, r := range word {
-				if c, ok := confusables[r]; ok {
+				if c, ok := confusables[r]; ok && !(r == 'ı' && dotless) {
 					word[i] = c
 				}
 			}
@@ -287,4 +290,10 @@ func foldConfusables(s string) (string, []string) {
 	}
 	flush()
 	return b.String(), notes
+}
+
+// nativeDotless reports text written in an alphabet that has a dotless ı
+// of its own: it also uses ş or ğ (or the dotted capital İ).
+func nativeDotless(s string) bool {
+	return strings.ContainsAny(s, "şğŞĞİə")
 }
