@@ -6,13 +6,10 @@
 package clitest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -23,6 +20,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/cli"
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // envCLIArgs, when set, makes the test binary run mcpsec with these
@@ -67,51 +65,6 @@ func assertGone(t *testing.T, pid int) {
 	t.Errorf("process %d still exists after Close", pid)
 }
 
-type tsProbe struct {
-	Tools []struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	} `json:"tools"`
-	Calls []struct {
-		Name    string `json:"name"`
-		Text    string `json:"text"`
-		IsError bool   `json:"isError"`
-	} `json:"calls"`
-}
-
-// runTSClient drives a server command with interop/ts_client.mjs; it
-// fails (never skips) when Node.js or the npm packages are missing.
-func runTSClient(t *testing.T, env []string, calls [][2]string, server ...string) tsProbe {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "interop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Fatalf("interop npm packages are missing (%v): run `make test`, which runs npm ci in interop/", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH (%v): the interop tests need Node.js", err)
-	}
-	args := []string{filepath.Join(dir, "ts_client.mjs")}
-	for _, c := range calls {
-		args = append(args, "--call", c[0], c[1])
-	}
-	cmd := exec.Command(node, append(append(args, "--"), server...)...)
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ts_client: %v\nstderr: %s", err, stderr.String())
-	}
-	var p tsProbe
-	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
-		t.Fatalf("ts_client output %q: %v", stdout.String(), err)
-	}
-	return p
-}
-
 // TestInteropFixtureServe: both the official TypeScript client and our Go
 // client drive `mcpsec fixture serve` (the real command, run from this
 // test binary) over stdio.
@@ -128,7 +81,7 @@ func TestInteropFixtureServe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd, env := mcpsecCommand(tc.args)
 
-			p := runTSClient(t, env, [][2]string{{"calculate", `{"expression":"(12.5 + 7) * 3"}`}}, cmd...)
+			p := testkit.TSClient(t, nil, env, [][2]string{{"calculate", `{"expression":"(12.5 + 7) * 3"}`}}, cmd...)
 			var tsNames []string
 			for _, tl := range p.Tools {
 				tsNames = append(tsNames, tl.Name)
