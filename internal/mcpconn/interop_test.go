@@ -65,7 +65,7 @@ func TestInteropOfficialServers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkGoroutines(t)
+			testkit.CheckGoroutines(t)
 			opts := mcpconn.DefaultOptions()
 			if tc.version != "" {
 				opts.ProtocolVersion = tc.version

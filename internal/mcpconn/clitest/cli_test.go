@@ -10,12 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpsec/mcpsec/internal/cli"
 	"github.com/mcpsec/mcpsec/internal/fixture"
@@ -36,33 +33,6 @@ func TestMain(m *testing.M) {
 
 func mcpsecCommand(args string) ([]string, []string) {
 	return []string{os.Args[0]}, append(os.Environ(), envCLIArgs+"="+args)
-}
-
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		var now int
-		for range 2400 { // a bound far beyond any machine's need; ends as soon as the condition holds
-			if now = runtime.NumGoroutine(); now <= before {
-				return
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
-		buf := make([]byte, 1<<20)
-		t.Errorf("goroutine leak: %d before, %d after\n%s", before, now, buf[:runtime.Stack(buf, true)])
-	})
-}
-
-func assertGone(t *testing.T, pid int) {
-	t.Helper()
-	for range 2400 { // a bound far beyond any machine's need; ends as soon as the condition holds
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Errorf("process %d still exists after Close", pid)
 }
 
 // TestInteropFixtureServe: both the official TypeScript client and our Go
@@ -95,7 +65,7 @@ func TestInteropFixtureServe(t *testing.T) {
 				t.Errorf("TS client calculate = %+v", p.Calls)
 			}
 
-			checkGoroutines(t)
+			testkit.CheckGoroutines(t)
 			c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: tc.name, Command: cmd, Env: env}, mcpconn.DefaultOptions())
 			if err != nil {
 				t.Fatalf("Go client connect: %v", err)
@@ -133,14 +103,14 @@ func TestHostileViaCLI(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.mode, func(t *testing.T) {
-			checkGoroutines(t)
+			testkit.CheckGoroutines(t)
 			cmd, env := mcpsecCommand("fixture faulty --mode " + tc.mode)
 			c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: "cli-" + tc.mode, Command: cmd, Env: env}, mcpconn.DefaultOptions())
 			if err == nil {
 				pid := c.Pid()
 				_, err = c.CallTool(context.Background(), "poke", nil)
 				c.Close()
-				assertGone(t, pid)
+				testkit.AssertReaped(t, pid)
 			}
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
