@@ -192,9 +192,10 @@ func TestFreshRunRefusesNonEmptyDir(t *testing.T) {
 	}
 }
 
-func TestMergeShards(t *testing.T) {
-	g := smallGrid()
-	base := t.TempDir()
+// sweepTwoShards sweeps g as shards 1/2 and 2/2, each into its own
+// directory under base, and returns those directories.
+func sweepTwoShards(t *testing.T, g Grid, base string) []string {
+	t.Helper()
 	var dirs []string
 	for i := 1; i <= 2; i++ {
 		d := filepath.Join(base, "s"+string(rune('0'+i)))
@@ -203,6 +204,13 @@ func TestMergeShards(t *testing.T) {
 		}
 		dirs = append(dirs, d)
 	}
+	return dirs
+}
+
+func TestMergeShards(t *testing.T) {
+	g := smallGrid()
+	base := t.TempDir()
+	dirs := sweepTwoShards(t, g, base)
 	out := filepath.Join(base, "all")
 	n, err := Merge(out, dirs)
 	if err != nil {
