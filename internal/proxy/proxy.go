@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -76,6 +77,8 @@ type Proxy struct {
 	ups    []*upstream
 
 	refreshMu sync.Mutex // one judging pass at a time
+
+	fastCalls atomic.Int64 // calls served the short way (ServeStdio)
 
 	mu        sync.Mutex
 	served    map[string]*served
@@ -374,18 +377,30 @@ func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return p.listResult(), nil
 		case "tools/call":
 			if params, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && params != nil {
-				res, raw, err := p.call(ctx, params.Name, params.Arguments)
-				if err != nil {
-					return nil, err
-				}
-				if raw != nil {
-					return &rawResult{raw: raw}, nil
-				}
-				return res, nil
+				return p.callResult(ctx, params.Name, params.Arguments)
 			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// callResult answers one tools/call, however it reached the proxy (the
+// SDK's server or ServeStdio's short way): once the first listing is
+// judged, through p.call, with the upstream's bytes where it relays them.
+func (p *Proxy) callResult(ctx context.Context, name string, args json.RawMessage) (mcp.Result, error) {
+	select {
+	case <-p.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	res, raw, err := p.call(ctx, name, args)
+	if err != nil {
+		return nil, err
+	}
+	if raw != nil {
+		return &rawResult{raw: raw}, nil
+	}
+	return res, nil
 }
 
 // upstreamFailed gives up on an upstream: its tools are withdrawn, its
