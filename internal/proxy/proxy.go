@@ -15,7 +15,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -290,12 +291,7 @@ func (p *Proxy) Close() error {
 func (p *Proxy) Offered() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]string, 0, len(p.served))
-	for n := range p.served {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(p.served))
 }
 
 // watch re-judges the listing whenever an upstream announces a change;
@@ -728,11 +724,7 @@ func sameFields(raw json.RawMessage, fs []field) bool {
 func (p *Proxy) listResult() *rawResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	names := make([]string, 0, len(p.served))
-	for n := range p.served {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(p.served))
 	b := []byte(`{"tools":[`)
 	for i, n := range names {
 		if i > 0 {
