@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,7 +25,7 @@ import (
 // session not yet initialized, params carrying _meta or anything but a
 // name and arguments) goes to the SDK as before.
 func (p *Proxy) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	f := &fastCalls{p: p, inflight: map[jsonrpc.ID]context.CancelFunc{}, jobs: make(chan func()), connected: make(chan struct{})}
+	f := &fastCalls{p: p, inflight: map[jsonrpc.ID]context.CancelFunc{}, connected: make(chan struct{})}
 	var cctx context.Context
 	cctx, f.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	f.ctx = cctx
@@ -60,45 +59,46 @@ type fastCalls struct {
 	connected chan struct{}
 	ctx       context.Context
 	cancel    context.CancelFunc
-	wg        sync.WaitGroup // workers
-	jobs      chan func()    // to an idle worker (unbuffered)
-	idle      atomic.Int32
+	wg        sync.WaitGroup // calls in flight
 
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]context.CancelFunc
 }
 
 // take is the transport's Shortcut.
-func (f *fastCalls) take(req *jsonrpc.Request, reply func(*jsonrpc.Response) error) bool {
+func (f *fastCalls) take(req *jsonrpc.Request, reply func(*jsonrpc.Response) error) func() {
 	switch {
 	case req.Method == "notifications/cancelled":
 		// Seen by the SDK too, which cancels the requests it handles.
 		f.cancelled(req.Params)
-		return false
+		return nil
 	case req.Method != "tools/call" || !req.IsCall():
-		return false
+		return nil
 	}
 	// The reader may run before Connect has returned the session.
 	<-f.connected
 	if f.session == nil || f.session.InitializeParams() == nil {
-		return false // the SDK answers a call before initialize
+		return nil // the SDK answers a call before initialize
 	}
 	name, args, ok := plainCallParams(req.Params)
 	if !ok {
-		return false
+		return nil
 	}
 	f.mu.Lock()
 	if f.inflight[req.ID] != nil {
 		f.mu.Unlock()
-		_ = reply(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: fmt.Sprintf("request ID %v already in use", req.ID.Raw())}})
-		return true
+		return func() {
+			_ = reply(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("request ID %v already in use", req.ID.Raw())}})
+		}
 	}
 	ctx, cancel := context.WithCancel(f.ctx)
 	f.inflight[req.ID] = cancel
+	f.wg.Add(1)
 	f.mu.Unlock()
 	f.p.fastCalls.Add(1)
-	f.run(func() {
+	return func() {
+		defer f.wg.Done()
 		defer cancel()
 		res, err := f.p.callResult(ctx, name, args)
 		// Forgotten before the reply: the client may reuse the id as soon
@@ -113,41 +113,6 @@ func (f *fastCalls) take(req *jsonrpc.Request, reply func(*jsonrpc.Response) err
 			}
 		}
 		_ = reply(resp)
-	})
-	return true
-}
-
-// maxIdleWorkers is how many call workers wait for the next call.
-const maxIdleWorkers = 4
-
-// run hands job to an idle worker, or starts one. Workers outlive their
-// call so that the next one runs on a stack already grown to what a call
-// needs (a fresh goroutine grows and copies its stack several times on
-// the way down a call, a measurable part of the proxy's CPU per call).
-func (f *fastCalls) run(job func()) {
-	select {
-	case f.jobs <- job:
-	default:
-		f.wg.Add(1)
-		go f.worker(job)
-	}
-}
-
-func (f *fastCalls) worker(job func()) {
-	defer f.wg.Done()
-	for {
-		job()
-		if f.idle.Add(1) > maxIdleWorkers {
-			f.idle.Add(-1)
-			return
-		}
-		select {
-		case job = <-f.jobs:
-			f.idle.Add(-1)
-		case <-f.ctx.Done():
-			f.idle.Add(-1)
-			return
-		}
 	}
 }
 
