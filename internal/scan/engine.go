@@ -432,6 +432,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		out = append(out, mk(r, r.Severity, fmt.Sprintf("%s Count: %d.", r.Description, strings.Count(u.text, string(utf8.RuneError))), u.text))
 	}
 	plain := sc.analyze(p.text, u.part, server, self)
+	out = append(out, sc.slotFindings(server, tool, u, p.text)...)
 	for _, sent := range scriptSentences(p.text) {
 		if runsScript(sent, strings.ToLower(sent)) {
 			r := RuleByID("inject.run_script")

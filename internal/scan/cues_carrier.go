@@ -1,0 +1,106 @@
+package scan
+
+import (
+	"strings"
+)
+
+// Value slots of a schema (default, const, enum and examples values) hold
+// data, and titles hold labels. Neither is where documentation for the
+// model goes: a client shows them as values or headings, if at all. Prose
+// there that addresses the model, or an order that reaches beyond the
+// value itself (another tool, concealment, a prerequisite step, an
+// override), is an instruction placed where a reviewer sees data.
+
+// slotKind names the kind of value slot a schema location is, or "".
+func slotKind(loc string) string {
+	segs := strings.Split(loc, "/")
+	if len(segs) == 0 {
+		return ""
+	}
+	last := segs[len(segs)-1]
+	switch last {
+	case "default", "const", "example":
+		return last
+	case "title":
+		// The tool's own title, the annotations' title, or a property's
+		// title; a property named "title" is a parameter, not a slot.
+		if len(segs) >= 2 && (segs[len(segs)-2] == "properties" || segs[len(segs)-2] == "$defs" || segs[len(segs)-2] == "definitions") {
+			return ""
+		}
+		return "title"
+	}
+	for i := len(segs) - 2; i >= 0; i-- {
+		if (segs[i] == "enum" || segs[i] == "examples") && isIndex(segs[i+1]) {
+			return segs[i]
+		}
+		if segs[i] == "properties" {
+			break
+		}
+	}
+	return ""
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// slotFindings judges one string in a value slot or title.
+func (sc *scanner) slotFindings(server, tool string, u unit, text string) []Finding {
+	kind := slotKind(u.loc)
+	if kind == "" {
+		return nil
+	}
+	var out []Finding
+	lower := strings.ToLower(text)
+	if kind != "title" && sc.cur != nil && strings.ContainsAny(lower, "~./") && hasSensitivePath(lower) && !sc.cur.inContract(lower, sc.unitWords) {
+		r := RuleByID("exfil.preset_file")
+		out = append(out, Finding{RuleID: r.ID, Severity: r.Severity, Server: server, Tool: tool, Location: u.loc,
+			Message: r.Description, Evidence: clip(visible(text)), signals: r.Signals})
+	}
+	if words, _ := englishShare(text); words < 4 {
+		return out
+	}
+	const act = fImper | fModal | fPrereq | fFlow | fRead | fHide | fHideStrong | fDestructDemand | fOvVerb
+	if lexOf(text)&(fAddrModel|fImper|fModal|fPrereq|fHide|fHideStrong) == 0 && !imperativeClause(text) && !strings.Contains(text, "_") {
+		return out
+	}
+	saved := sc.unitHints
+	sc.unitHints = rawHints(lower)
+	defer func() { sc.unitHints = saved }()
+	for _, s := range splitSentences(text) {
+		f := sc.sentenceFeatures(s, strings.ToLower(s), server, tool)
+		addressed := f&fAddrModel != 0 && f&act != 0
+		beyond := fOtherTool | fForeignTool | fNamesSibling | fHide | fHideStrong | fPrereq
+		if f&(fOvVerb|fOvObj) == fOvVerb|fOvObj || f&(fOvSafeVerb|fSafetyObj) == fOvSafeVerb|fSafetyObj {
+			beyond |= fOvVerb | fOvSafeVerb // the model's rules set aside
+		}
+		if f&(fOvSafeVerb|fUnreq) == fOvSafeVerb|fUnreq {
+			beyond |= fOvSafeVerb // "without asking": the user's check dropped
+		}
+		if kind == "title" || f&(fUnreq|fSecret|fSecretWeak|fCtx|fUserData|fFile) != 0 {
+			// A literal address in a label, or private data bound for one.
+			beyond |= fDest
+		}
+		if kind != "title" {
+			// A title naming a destructive action labels the tool's own
+			// action ("Drop files onto an element"); a preset value does not.
+			beyond |= fDestructDemand
+		}
+		reaching := f&(fImper|fModal) != 0 && f&beyond != 0
+		if addressed || reaching {
+			r := RuleByID("inject.value_order")
+			out = append(out, Finding{RuleID: r.ID, Severity: r.Severity, Server: server, Tool: tool, Location: u.loc,
+				Message: r.Description + " (in a " + kind + ")", Evidence: clip(visible(s)), signals: r.Signals})
+			break
+		}
+	}
+	return out
+}
