@@ -28,6 +28,7 @@ func skeleton(name string) string {
 		if c, ok := confusables[r]; ok {
 			r = c
 		}
+		r = baseLetter(r)
 		r = []rune(strings.ToLower(string(r)))[0]
 		switch r {
 		case '_', '-', '.', ' ':
