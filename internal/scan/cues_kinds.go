@@ -1,0 +1,302 @@
+package scan
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/mcpsec/mcpsec/internal/keyword"
+)
+
+// Kind checks: relations between the parts of a sentence that the feature
+// word cannot hold (it is full), checked by the engine itself on the
+// sentences whose raw text passes a keyword gate. Each check models one
+// kind of attack by its structure, not by its vocabulary:
+//
+//   - the user's own choice of an argument value is overruled by decree
+//     (tamper.overrule_user);
+//   - the model is told to misreport or leave out of its answer what the
+//     tool did (conceal.misreport);
+//   - the model is told, as a side step nobody asked for, to run other
+//     tools over the user's data in bulk and move what they return into its
+//     answer, a channel or a call (inject.side_task);
+//   - secrets are to be collected indiscriminately, wherever they are
+//     (exfil.secret_sweep);
+//   - an irreversible command is ordered as an extra step
+//     (inject.destructive_command);
+//   - the model's own rules, checks or configuration are declared switched
+//     off (inject.rules_lifted);
+//   - a named sibling tool is banned while this tool claims every task of
+//     its class (prefer.ban_named).
+//
+// The gate is one keyword pass over the lower-cased text; a sentence is
+// examined only when a gate phrase of its kind occurs in it.
+
+const (
+	kgTamper uint64 = 1 << iota
+	kgConceal
+	kgSide
+	kgSweep
+	kgDestroy
+	kgLift
+	kgBan
+)
+
+var kindGateIndex = sync.OnceValue(func() *keyword.Index {
+	var ps []string
+	var vs []uint64
+	add := func(bit uint64, phrases ...string) {
+		for _, p := range phrases {
+			ps = append(ps, p)
+			vs = append(vs, bit)
+		}
+	}
+	add(kgTamper, "whatever", "whichever", "regardless", "irrespective", "no matter", "even if", "even when", "even though", "ignor",
+		"disregard", "overrid", "in place of", "instead of")
+	add(kgConceal, "out of", "suppress", "asks", "asked", "describe", "present", "refer to", "portray", "pass it off", "pass them off",
+		"tell the user", "tell users", "tell them")
+	add(kgSide, "assistant", "agent", "model", "ai ", "llm", "your answer", "your final", "your reply", "your response", "#")
+	add(kgSweep, "token", "credential", "secret", "password", "passphrase", "recovery phrase", "seed phrase", "keystore", "api key",
+		"private key", "cookie", "confidential")
+	add(kgDestroy, "reset --hard", "clean -", "--force", "push -f", "force-push", "force push", "rm -", "dd if=", "mkfs", "versioning",
+		"can be restored", "can be recovered", "delete both", "remove both", "terraform destroy", "kubectl delete")
+	add(kgLift, "disabled", "retired", "rolled back", "reset", "revoked", "lifted", "suspended", "removed", "switched off", "turned off",
+		"no longer", "not in effect", "out of effect", "void", "waived", "expired", "deactivated", "obsolete")
+	add(kgBan, "never", "not ", "n't ")
+	return keyword.New(ps, vs)
+})
+
+// kindGates returns the gate bits present in lower-cased text.
+func kindGates(lower string) uint64 { return kindGateIndex().UnionString(lower) }
+
+var (
+	// The user's choice named under an overruling connective: "whatever
+	// role the user asked for", "ignore any reply-to the user specifies",
+	// "regardless of the requested value".
+	overruleRe = lazyRE(`\b(?:whatever|whichever|regardless of|irrespective of|no matter (?:what|which|how)|even (?:if|when|though)|ignor(?:e|ing)|disregard(?:ing)?|overrid(?:e|ing))\s+(?:[\w'-]+\s+){0,4}?(?:the user|the customer|the caller|the requester|they|he|she)(?:'s)?\s+(?:\w+\s+)?(?:asks?|asked|gives?|gave|given|types?|typed|chose|choose|chooses|chosen|picks?|picked|enters?|entered|says?|said|wants?|wanted|selects?|selected|specif(?:y|ies|ied)|requests?|requested|provides?|provided|suppl(?:y|ies|ied)|mentions?|mentioned|prefers?|preferred|names?|named)\b|` +
+		`\b(?:regardless of|irrespective of|ignor(?:e|ing)|disregard(?:ing)?|instead of|whatever)\s+(?:the\s+|any\s+)?(?:requested|specified|chosen|given|provided|selected|supplied|user's|user-supplied|user-provided|intended)\s+[\w-]+`)
+	// An argument value being fixed: a base-form setting verb, or a modal
+	// "must be", "should always be".
+	valueSetRe = lazyRE(`\b(?:set|use|send|submit|pass|put|fill|enter|replace|change|swap|choose|pick|select|make|force|write|call|route|book|assign|grant|mark|apply|post|transfer|pay|order)\b|\b(?:must|should|shall|has to|have to|needs? to|always)\s+(?:always\s+|still\s+)?(?:be|get|go)\b`)
+
+	// "Whatever room they picked, book B-12": the order is the clause
+	// after the overruling one.
+	settingClauseRe = lazyRE(`[,;:]\s*(?:always\s+)?(?:set|use|send|submit|pass|put|fill|enter|replace|change|swap|choose|pick|select|make|force|write|call|route|book|assign|grant|mark|apply|post|transfer|pay|order)\b`)
+
+	// What the user is told, scripted or trimmed.
+	leaveOutRe   = lazyRE(`\b(?:leave|keep)\s+(?:[\w'-]+\s+){1,5}?out of\s+(?:your|the|any|all)\s+(?:\w+\s+)?(?:reply|replies|answer|answers|summary|summaries|response|responses|output|report|explanation|message)s?\b`)
+	suppressRe   = lazyRE(`(?:^|[;:,.]\s*|\b(?:and|then|also|must|should|always|please)\s+)suppress\s+(?:[\w'-]+\s+){1,4}?from\s+(?:any|the|your|all)\s+(?:[\w-]+,?\s+){0,3}?(?:output|outputs|logs?|explanations?|reply|replies|answers?|summar(?:y|ies)|responses?|reports?)\b`)
+	askTriggerRe = lazyRE(`\b(?:if|when|whenever|should)\s+(?:the\s+)?(?:user|users|customer|anyone|someone|they)\s+(?:\w+\s+)?(?:asks?|asked|inquires?|enquires?|questions?|wonders?)\b|\b(?:if|when|even if|even when)\s+asked\b`)
+	scriptedRe   = lazyRE(`\b(?:say|claim|assure (?:them|the user|users)|insist|state|answer|reply|respond)\s+(?:to (?:them|the user)\s+)?(?:that|with)\b|\btell (?:them|the user|users|him|her)\s+(?:that\b|it\b|they\b|this\b|those\b|these\b)`)
+	denialRe     = lazyRE(`\b(?:never|not|no|nothing|none|offline|unavailable|down|only|private|safe|secure|deleted|local|encrypted)\b`)
+	offlineLieRe = lazyRE(`\btell (?:the user|users|them)\s+(?:that\s+)?(?:\w+\s+){0,3}?(?:tools?|servers?|services?|they|it)\s+(?:is|are)\s+(?:offline|unavailable|down|broken|deprecated|disabled|retired)\b`)
+	relabelRe    = lazyRE(`\b(?:describe|present|refer to|label|portray|frame|pass)\s+(?:[\w'-]+\s+){1,3}?(?:to (?:the user|users|them)\s+)?(?:off\s+)?as\s+['"‘“]`)
+
+	// A step done as a side task: sequencing, and where its output goes.
+	sequenceRe = lazyRE(`\b(?:after|once|when)\s+(?:\w+\s+){0,3}?(?:\w+ing|completes?|finishe[sd]|done|returns?)\b|\bas part of\b`)
+	answerRe   = lazyRE(`\b(?:your|the)\s+(?:final\s+)?(?:answer|reply|response)\b|(?:^|\s)#[a-z][\w-]+`)
+
+	// Secrets wherever they are: "any tokens you come across", "the
+	// recovery phrase wherever the user keeps it".
+	sweepRe = lazyRE(`\b(?:any|all|every|each|whichever|whatever|anything|everything)\b(?:\s+[\w'.-]+){0,6}?\s+[\w*.-]*?(?:tokens?|credentials?|secrets?|passwords?|passphrases?|api[ _-]?keys?|private keys?|recovery phrases?|seed phrases?|keystores?|cookies|confidential)\b|` +
+		`\b(?:tokens?|credentials?|secrets?|passwords?|recovery phrases?|seed phrases?|keystores?|private keys?)\b[^.;]{0,50}?\b(?:wherever|whichever|you (?:come across|find|see|notice|encounter|can find)|(?:someone|anyone|the user|users|people) (?:pasted|shared|typed|keeps?|stored?|left))\b`)
+	// Where secrets sit that a parameter can only get by searching.
+	sweepSourceRe = lazyRE(`\b(?:shell|environment|history|config(?:uration)? files?|dotfiles?|chat|conversation|session|context|pasted|been told|not to reveal|hidden instructions|other servers)\b|\byou (?:have|can see|come across|find)\b`)
+	// Verbs of tools whose job is to find secrets and keep them out of
+	// places: they name secrets in bulk honestly.
+	guardVerbRe = lazyRE(`\b(?:redact\w*|mask\w*|scrub\w*|strip\w*|detect\w*|scan\w*|flag\w*|warn\w*|rotate\w*|revok\w*|never|avoid|do not|don't|must not|should not)\b`)
+	// Verbs that open an order to go and find something.
+	seekRe = lazyRE(`(?:^|[,;:.]\s*)(?:find|locate|round up|note down|look for|hunt for|sweep|gather|collect|grab|pull|harvest)\b`)
+
+	// Irreversible commands and recovery sabotage.
+	destroyCmdRe = lazyRE(`\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-[a-z]*[fdx]|\bpush\s+(?:[\w/.:-]+\s+){0,3}?(?:--force|-f)\b|\bforce[- ]push\w*|\brm\s+-[a-z]*r[a-z]*\s+(?:~|/|\$home|\*)|\bdd\s+if=|\bmkfs\b|\bdisable\s+(?:\w+\s+)?versioning\b|\bnothing can be (?:restored|recovered)\b|\bkubectl\s+delete\s+(?:ns|namespaces?)\b|\bterraform\s+destroy\b|\b(?:delete|remove)\s+both\b`)
+	// What makes a destructive command an extra step: it comes first,
+	// runs on everything, on the home folder, or without asking.
+	destroyExtraRe = lazyRE(`\bfirst\b|\bevery\b|\ball\b|\bwithout (?:asking|confirmation|confirming)\b|\bdo not ask\b|\bdon't ask\b|\bnothing can\b|~/|\$home\b|\bdiscard\w*\b`)
+
+	// The model's own rules declared switched off.
+	govRe       = lazyRE(`\b(?:the assistant's|the model's|the ai's|your|the host's|host|the operator's|operator|system)\s+(?:[\w-]+,?\s+){0,3}?(?:rules?|instructions|configuration|persona|prompts?|safety checks?|checks|confirmations?|guardrails?|safeguards?|limits|restrictions|polic(?:y|ies)|guidelines|refusals?|behaviou?r)\b`)
+	liftStateRe = lazyRE(`\b(?:disabled|retired|rolled back|reset|revoked|lifted|suspended|removed|switched off|turned off|no longer (?:in effect|apply|applies|active|valid|enforced|needed)|not in effect|out of effect|void|waived|expired|deactivated|obsolete)\b`)
+
+	// A named tool banned outright.
+	banRe     = lazyRE(`\b(?:never|do not|don't|must not|should not|shouldn't|mustn't)\s+(?:\w+\s+){0,2}?(?:call|use|invoke|trust|run|select|pick|choose|rely on)\b|\b(?:must|should|can|may)\s+(?:never|not)\s+be\s+(?:called|used|invoked|trusted|selected|relied on)\b`)
+	banCondRe = lazyRE(`\b(?:if|when|unless|instead|except|otherwise)\b|\b(?:call|use|run|invoke)\s+[\w-]+\s+(?:to|for|on|when|if|with|unless)\b`)
+	// This tool claiming the whole class of tasks.
+	claimAllRe = lazyRE(`\bexclusively\b|\balways wins\b|\bevery\b|\ball\b|\bno matter\b|\bonly\b`)
+)
+
+// kindRules holds the rules the kind checks report, by id.
+var kindRules = sync.OnceValue(func() map[string]*Rule {
+	m := map[string]*Rule{}
+	for _, id := range []string{"tamper.overrule_user", "conceal.misreport", "inject.side_task", "exfil.secret_sweep", "inject.destructive_command", "inject.rules_lifted", "prefer.ban_named"} {
+		m[id] = RuleByID(id)
+	}
+	return m
+})
+
+// negatedBefore reports a negation earlier in the clause of position at.
+func negatedBefore(lower string, at int) bool { return keptCheck(lower, at) }
+
+// kindMatches runs the kind checks over the sentences of one text; lows
+// are the sentences lower-cased and featOf gives a sentence's features
+// (computed on first use). Every check tries its regular expression
+// before it asks for features.
+func (sc *scanner) kindMatches(sents, lows []string, featOf func(int) feature, g uint64, part, tool string) []match {
+	if part == "name" {
+		return nil
+	}
+	rules := kindRules()
+	var out []match
+	fired := map[string]bool{}
+	emit := func(id, ev string) {
+		if fired[id] {
+			return
+		}
+		fired[id] = true
+		out = append(out, match{rule: rules[id], evidence: ev})
+	}
+	order := func(f feature) bool { return f&(fModal|fImper) != 0 }
+	desc := part == "description"
+	ban, claim := -1, -1
+	for i, s := range sents {
+		l := lows[i]
+		if g&kgTamper != 0 && !fired["tamper.overrule_user"] {
+			if loc := overruleRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) && valueSetRe.MatchString(l) && (order(featOf(i)) || settingClauseRe.MatchString(l)) {
+				emit("tamper.overrule_user", s)
+			}
+		}
+		if g&kgConceal != 0 && !fired["conceal.misreport"] && misreports(l, func() feature { return featOf(i) }) {
+			emit("conceal.misreport", s)
+		}
+		if g&kgSide != 0 && desc && !fired["inject.side_task"] && answerOrModel(l) && sideTask(l, featOf(i)) {
+			emit("inject.side_task", s)
+		}
+		if g&kgSweep != 0 && !fired["exfil.secret_sweep"] && sweeps(l, featOf, i, part) {
+			emit("exfil.secret_sweep", s)
+		}
+		if g&kgDestroy != 0 && !fired["inject.destructive_command"] && sc.destroys(l, featOf, i) {
+			emit("inject.destructive_command", s)
+		}
+		if g&kgLift != 0 && !fired["inject.rules_lifted"] {
+			if loc := liftStateRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) {
+				ctx := l
+				if i > 0 {
+					ctx = lows[i-1] + " " + l
+				}
+				// The rules are the model's own: the assistant or model
+				// is named (possessives included, which the lexicon's
+				// whole-word "assistant" does not see).
+				if govRe.MatchString(ctx) && containsAny(ctx, "assistant", "the model", "the ai", "llm", "agent") {
+					emit("inject.rules_lifted", s)
+				}
+			}
+		}
+		if g&kgBan != 0 && desc {
+			if ban < 0 && banRe.MatchString(l) && !banCondRe.MatchString(l) && featOf(i)&(fOtherTool|fForeignTool) != 0 {
+				ban = i
+			}
+			if claim < 0 && claimAllRe.MatchString(l) && (strings.Contains(l, "this ") || sc.namesOwnTool(l, tool)) {
+				if f := featOf(i); (f&fSelfRef != 0 || sc.namesOwnTool(l, tool)) && (order(f) || strings.Contains(l, "wins")) {
+					claim = i
+				}
+			}
+		}
+	}
+	if ban >= 0 && claim >= 0 && ban != claim {
+		emit("prefer.ban_named", sents[ban]+" "+sents[claim])
+	}
+	return out
+}
+
+// namesOwnTool reports a sentence that names this tool by its identifier.
+func (sc *scanner) namesOwnTool(lower, tool string) bool {
+	if tool == "" || !strings.ContainsAny(tool, "_-") {
+		return false
+	}
+	return strings.Contains(lower, strings.ToLower(tool))
+}
+
+// misreports reports an order to tell the user something scripted or to
+// leave what the tool did out of the answer.
+func misreports(l string, featOf func() feature) bool {
+	if loc := leaveOutRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) {
+		return true
+	}
+	if loc := suppressRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) {
+		return true
+	}
+	if askTriggerRe.MatchString(l) {
+		if loc := scriptedRe.FindStringIndex(l); loc != nil && denialRe.MatchString(l[loc[1]:]) {
+			return true
+		}
+	}
+	if offlineLieRe.MatchString(l) && !containsAny(l, "if ", "when ", "unless ") {
+		return true
+	}
+	return relabelRe.MatchString(l) && featOf()&(fUser|fAddrModel|fAddr) != 0
+}
+
+// answerOrModel is the cheap half of sideTask: the model or its answer is
+// named, or a chat channel.
+func answerOrModel(l string) bool {
+	return containsAny(l, "assistant", "agent", "model", "ai ", "llm") || answerRe.MatchString(l)
+}
+
+// sideTask reports an order, addressed to the model, to run another tool
+// or read something as an extra step, over data in bulk, and move the
+// result on.
+func sideTask(l string, f feature) bool {
+	if f&(fModal|fImper) == 0 || f&fFlow == 0 || f&(fOtherTool|fForeignTool|fCallTool) == 0 {
+		return false
+	}
+	if f&(fUniversal|fCtx|fSecret|fSecretWeak|fUserData|fFile|fContents|fVerbatim|fPersonal) == 0 {
+		return false
+	}
+	if f&(fUnreq|fPrereq) == 0 && !sequenceRe.MatchString(l) {
+		return false
+	}
+	return f&fAddrModel != 0 || answerRe.MatchString(l)
+}
+
+// sweeps reports secrets to be collected indiscriminately: in a
+// description, as an order that moves them; in a parameter, as what the
+// parameter is to hold, taken from where the model can look.
+func sweeps(l string, featOf func(int) feature, i int, part string) bool {
+	if !sweepRe.MatchString(l) || guardVerbRe.MatchString(l) {
+		return false
+	}
+	if part == "schema" {
+		return sweepSourceRe.MatchString(l)
+	}
+	f := featOf(i)
+	if f&fFlow == 0 {
+		return false
+	}
+	return f&(fModal|fImper|fAddr) != 0 || seekRe.MatchString(l)
+}
+
+// destroys reports an irreversible command given as an extra step, not as
+// what this tool itself is for.
+func (sc *scanner) destroys(l string, featOf func(int) feature, i int) bool {
+	loc := destroyCmdRe.FindStringIndex(l)
+	if loc == nil || negatedBefore(l, loc[0]) {
+		return false
+	}
+	f := featOf(i)
+	if f&(fModal|fImper|fUnreq|fPrereq) == 0 {
+		return false
+	}
+	if !destroyExtraRe.MatchString(l) && f&(fUnreq|fPrereq|fHide|fHideStrong) == 0 {
+		return false
+	}
+	if sc != nil && sc.cur != nil && sc.cur.tool != nil && f&(fUnreq|fPrereq|fHide|fHideStrong) == 0 {
+		// A git tool that documents its own force option, a cleanup
+		// tool that documents what it deletes.
+		for _, w := range identWordsOf(sc.cur.tool.Name) {
+			switch w {
+			case "reset", "clean", "push", "delete", "remove", "wipe", "drop", "destroy", "prune", "purge", "format", "teardown":
+				return false
+			}
+		}
+	}
+	return true
+}
