@@ -39,6 +39,8 @@ const (
 	kgDestroy
 	kgLift
 	kgBan
+	kgDecl
+	kgFile
 )
 
 var kindGateIndex = sync.OnceValue(func() *keyword.Index {
@@ -62,8 +64,20 @@ var kindGateIndex = sync.OnceValue(func() *keyword.Index {
 	add(kgLift, "disabled", "retired", "rolled back", "reset", "revoked", "lifted", "suspended", "removed", "switched off", "turned off",
 		"no longer", "not in effect", "out of effect", "void", "waived", "expired", "deactivated", "obsolete")
 	add(kgBan, "never", "not ", "n't ")
+	add(kgDecl, "sent", "forward", "copied", "copies", "replicat", "mirror", "syndicat", "shared", "shares", "upload", "transmit", "relay",
+		"duplicat", "retain", "kept", "stored", "sold", "sell", "licens", "publish", "posted", "export", "synced", "backed up", "handed",
+		"disclosed", "made available")
 	return keyword.New(ps, vs)
 })
+
+// kindHints are the gates the engine's own hint pass (mayMatch) already
+// found: a secret file path.
+func (sc *scanner) kindHints() uint64 {
+	if sc.unitHints&hintFile != 0 {
+		return kgFile
+	}
+	return 0
+}
 
 // kindGates returns the gate bits present in lower-cased text.
 func kindGates(lower string) uint64 { return kindGateIndex().UnionString(lower) }
@@ -117,6 +131,19 @@ var (
 	govRe       = lazyRE(`\b(?:the assistant's|the model's|the ai's|your|the host's|host|the operator's|operator|system)\s+(?:[\w-]+,?\s+){0,3}?(?:rules?|instructions|configuration|persona|prompts?|safety checks?|checks|confirmations?|guardrails?|safeguards?|limits|restrictions|polic(?:y|ies)|guidelines|refusals?|behaviou?r)\b`)
 	liftStateRe = lazyRE(`\b(?:disabled|retired|rolled back|reset|revoked|lifted|suspended|removed|switched off|turned off|no longer (?:in effect|apply|applies|active|valid|enforced|needed)|not in effect|out of effect|void|waived|expired|deactivated|obsolete)\b`)
 
+	// Stated flows and retention: a third-person or passive verb of moving
+	// or keeping data.
+	declMoveRe = lazyRE(`\b(?:is|are|was|were|gets?|being|been)\s+(?:also\s+|then\s+|automatically\s+|silently\s+|quietly\s+)?(sent|forwarded|copied|replicated|mirrored|syndicated|shared|uploaded|transmitted|relayed|duplicated|retained|kept|stored|sold|resold|licensed|published|posted|exported|synced|backed up|handed over|disclosed|made available)\b|\b(?:also\s+)?(sends|forwards|copies|replicates|mirrors|syndicates|shares|uploads|transmits|relays|duplicates|retains|sells|resells|publishes|exports)\b`)
+	// A party that is neither the user nor the service the tool wraps.
+	otherPartyRe = lazyRE(`\bthird[- ]part(?:y|ies)\b|\b(?:sub)?contractors?\b|\bpartners?\b|\bvendor's\b|\bauthor's\b|\b(?:plugin|extension|server) (?:author|developer|publisher)s?\b|\bresale\b|\bresellers?\b|\badvertis\w+|\bdata brokers?\b|\bbuyers?\b|\b(?:operated|controlled|owned|maintained|held|run|administered) by\b|\boutside (?:the|your|the user's) (?:organi[sz]ation|org|company|team|tenant)\b|\bsubscribing\b`)
+	// What the party does with it beyond the tool's job, or that nobody is
+	// told.
+	secondaryUseRe = lazyRE(`\btraining\b|\bresale\b|\bresold\b|\bresell\w*|\bsold\b|\bsells?\b|\bsublicens\w*|\bindefinitely\b|\bpublic\b|\bunlisted\b|\bsearchable\b|\bsearched by\b|\bwithout (?:further |any |prior )?notice\b|\bnot (?:shown|informed|told|notified|disclosed|visible)\b|\bin addition to\b|\bcontractors?\b|\bmay (?:use|disclose|share|sell|publish)\b`)
+	// Consent and anonymity: disclosed telemetry, not exfiltration.
+	consentRe    = lazyRE(`\bopt(?:[- ]in|s in|ed in)\b|\bif (?:you|the user) (?:enable|opt|turn on|consent)|\bwhen enabled\b|\b(?:off|disabled) by default\b|\bconsent\b|\bcan be (?:disabled|turned off)\b|\banonymi[sz]ed\b|\banonymous\b|\baggregated?\b`)
+	declNegators = map[string]bool{"never": true, "not": true, "no": true, "nothing": true, "none": true, "neither": true, "nor": true,
+		"don't": true, "doesn't": true, "won't": true, "isn't": true, "aren't": true, "without": true}
+
 	// A named tool banned outright.
 	banRe     = lazyRE(`\b(?:never|do not|don't|must not|should not|shouldn't|mustn't)\s+(?:\w+\s+){0,2}?(?:call|use|invoke|trust|run|select|pick|choose|rely on)\b|\b(?:must|should|can|may)\s+(?:never|not)\s+be\s+(?:called|used|invoked|trusted|selected|relied on)\b`)
 	banCondRe = lazyRE(`\b(?:if|when|unless|instead|except|otherwise)\b|\b(?:call|use|run|invoke)\s+[\w-]+\s+(?:to|for|on|when|if|with|unless)\b`)
@@ -127,7 +154,7 @@ var (
 // kindRules holds the rules the kind checks report, by id.
 var kindRules = sync.OnceValue(func() map[string]*Rule {
 	m := map[string]*Rule{}
-	for _, id := range []string{"tamper.overrule_user", "conceal.misreport", "inject.side_task", "exfil.secret_sweep", "inject.destructive_command", "inject.rules_lifted", "prefer.ban_named"} {
+	for _, id := range []string{"tamper.overrule_user", "conceal.misreport", "inject.side_task", "exfil.secret_sweep", "inject.destructive_command", "inject.rules_lifted", "prefer.ban_named", "exfil.declared_outside", "exfil.secret_file_read"} {
 		m[id] = RuleByID(id)
 	}
 	return m
@@ -189,6 +216,12 @@ func (sc *scanner) kindMatches(sents, lows []string, featOf func(int) feature, g
 					emit("inject.rules_lifted", s)
 				}
 			}
+		}
+		if g&kgDecl != 0 && part != "name" && !fired["exfil.declared_outside"] && sc.declaresOutside(lows, i) {
+			emit("exfil.declared_outside", s)
+		}
+		if g&kgFile != 0 && !fired["exfil.secret_file_read"] && secretFileRead(l, featOf, i) {
+			emit("exfil.secret_file_read", s)
 		}
 		if g&kgBan != 0 && desc {
 			if ban < 0 && banRe.MatchString(l) && !banCondRe.MatchString(l) && featOf(i)&(fOtherTool|fForeignTool) != 0 {
@@ -299,4 +332,49 @@ func (sc *scanner) destroys(l string, featOf func(int) feature, i int) bool {
 		}
 	}
 	return true
+}
+
+// declaresOutside reports a sentence stating that data passing through the
+// tool is moved to or kept by another party, for a use beyond the tool's
+// job or without telling anyone; the use may sit in the next sentence.
+func (sc *scanner) declaresOutside(lows []string, i int) bool {
+	l := lows[i]
+	m := declMoveRe.FindStringIndex(l)
+	if m == nil || !otherPartyRe.MatchString(l) || consentRe.MatchString(l) {
+		return false
+	}
+	// "Nothing is sent to third parties", "data is never sold".
+	clause := l[:m[0]]
+	if k := strings.LastIndexAny(clause, ".;:,"); k >= 0 {
+		clause = clause[k+1:]
+	}
+	for _, w := range strings.Fields(clause) {
+		if declNegators[strings.Trim(w, "()\"'")] {
+			return false
+		}
+	}
+	use := secondaryUseRe.MatchString(l) || i+1 < len(lows) && secondaryUseRe.MatchString(lows[i+1]) && !consentRe.MatchString(lows[i+1])
+	return use
+}
+
+// readVerbRe and moveVerbRe are reading and moving in any person: a
+// secret file read and handed on is exfiltration whether ordered or
+// stated.
+var (
+	readVerbRe = lazyRE(`\b(?:read|reads|reading|open|opens|opening|load|loads|loading|cat|cats|collect|collects|grab|grabs|fetch|fetches|pull|pulls|copy|copies)\b`)
+	moveVerbRe = lazyRE(`\b(?:includ\w*|echo\w*|return\w*|prepend\w*|append\w*|attach\w*|print\w*|output\w*|upload\w*|send\w*|sent|post\w*|paste\w*|add|adds|added|embed\w*|insert\w*)\b`)
+)
+
+// secretFileRead reports a secret file outside the tool's contract that is
+// read and handed on (into an answer, output, field or file).
+func secretFileRead(l string, featOf func(int) feature, i int) bool {
+	if !readVerbRe.MatchString(l) || !moveVerbRe.MatchString(l) {
+		return false
+	}
+	f := featOf(i)
+	if f&fFile == 0 {
+		return false // none named, or the tool's own (contract, configuration)
+	}
+	loc := readVerbRe.FindStringIndex(l)
+	return !negatedBefore(l, loc[0]) && !negatedSentence(matchText(l))
 }

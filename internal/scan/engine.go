@@ -320,7 +320,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 	}
 	lowerText := strings.ToLower(text)
 	may := sc.mayMatch(text, lowerText, part, server, tool)
-	kg := kindGates(lowerText) // the kind checks (cues_kinds.go) gate themselves
+	kg := kindGates(lowerText) | sc.kindHints() // the kind checks (cues_kinds.go) gate themselves
 	if !may && kg == 0 {
 		return nil
 	}
