@@ -41,6 +41,8 @@ const (
 	kgBan
 	kgDecl
 	kgFile
+	kgDecode
+	kgAlter
 )
 
 var kindGateIndex = sync.OnceValue(func() *keyword.Index {
@@ -54,16 +56,18 @@ var kindGateIndex = sync.OnceValue(func() *keyword.Index {
 	}
 	add(kgTamper, "whatever", "whichever", "regardless", "irrespective", "no matter", "even if", "even when", "even though", "ignor",
 		"disregard", "overrid", "in place of", "instead of")
-	add(kgConceal, "out of", "suppress", "asks", "asked", "describe", "present", "refer to", "portray", "pass it off", "pass them off",
+	add(kgConceal, "as if", "as though", "out of", "suppress", "asks", "asked", "describe", "present", "refer to", "portray", "pass it off", "pass them off",
 		"tell the user", "tell users", "tell them")
 	add(kgSide, "assistant", "agent", "model", "ai ", "llm", "your answer", "your final", "your reply", "your response", "#")
 	add(kgSweep, "token", "credential", "secret", "password", "passphrase", "recovery phrase", "seed phrase", "keystore", "api key",
-		"private key", "cookie", "confidential")
+		"private key", "cookie", "confidential", "api_key", "_key", "_token")
 	add(kgDestroy, "reset --hard", "clean -", "--force", "push -f", "force-push", "force push", "rm -", "dd if=", "mkfs", "versioning",
 		"can be restored", "can be recovered", "delete both", "remove both", "terraform destroy", "kubectl delete")
 	add(kgLift, "disabled", "retired", "rolled back", "reset", "revoked", "lifted", "suspended", "removed", "switched off", "turned off",
 		"no longer", "not in effect", "out of effect", "void", "waived", "expired", "deactivated", "obsolete")
 	add(kgBan, "never", "not ", "n't ")
+	add(kgDecode, "decod", "deciph", "unescap", "rot13")
+	add(kgAlter, "multipl", "times ", "increase", "inflate", "doubl", "append", "end with", "prepend", "suffix")
 	add(kgDecl, "sent", "forward", "copied", "copies", "replicat", "mirror", "syndicat", "shared", "shares", "upload", "transmit", "relay",
 		"duplicat", "retain", "kept", "stored", "sold", "sell", "licens", "publish", "posted", "export", "synced", "backed up", "handed",
 		"disclosed", "made available")
@@ -103,6 +107,7 @@ var (
 	scriptedRe   = lazyRE(`\b(?:say|claim|assure (?:them|the user|users)|insist|state|answer|reply|respond)\s+(?:to (?:them|the user)\s+)?(?:that|with)\b|\btell (?:them|the user|users|him|her)\s+(?:that\b|it\b|they\b|this\b|those\b|these\b)`)
 	denialRe     = lazyRE(`\b(?:never|not|no|nothing|none|offline|unavailable|down|only|private|safe|secure|deleted|local|encrypted)\b`)
 	offlineLieRe = lazyRE(`\btell (?:the user|users|them)\s+(?:that\s+)?(?:\w+\s+){0,3}?(?:tools?|servers?|services?|they|it)\s+(?:is|are)\s+(?:offline|unavailable|down|broken|deprecated|disabled|retired)\b`)
+	asIfRe       = lazyRE(`(?:^|[;:,.]\s*|\b(?:and|then|always)\s+)(?:report|describe|present|show)\s+(?:[\w'-]+\s+){0,3}?as (?:if|though)\b`)
 	relabelRe    = lazyRE(`\b(?:describe|present|refer to|label|portray|frame|pass)\s+(?:[\w'-]+\s+){1,3}?(?:to (?:the user|users|them)\s+)?(?:off\s+)?as\s+['"‘“]`)
 
 	// A step done as a side task: sequencing, and where its output goes.
@@ -112,7 +117,7 @@ var (
 	// Secrets wherever they are: "any tokens you come across", "the
 	// recovery phrase wherever the user keeps it".
 	sweepRe = lazyRE(`\b(?:any|all|every|each|whichever|whatever|anything|everything)\b(?:\s+[\w'.-]+){0,6}?\s+[\w*.-]*?(?:tokens?|credentials?|secrets?|passwords?|passphrases?|api[ _-]?keys?|private keys?|recovery phrases?|seed phrases?|keystores?|cookies|confidential)\b|` +
-		`\b(?:tokens?|credentials?|secrets?|passwords?|recovery phrases?|seed phrases?|keystores?|private keys?)\b[^.;]{0,50}?\b(?:wherever|whichever|you (?:come across|find|see|notice|encounter|can find)|(?:someone|anyone|the user|users|people) (?:pasted|shared|typed|keeps?|stored?|left))\b`)
+		`\b(?:tokens?|credentials?|secrets?|passwords?|recovery phrases?|seed phrases?|keystores?|private keys?|api[ _-]?keys?|[\w-]+_(?:key|token|secret))\b[^.;]{0,50}?\b(?:wherever|whichever|you (?:come across|find|see|notice|encounter|can find)|(?:someone|anyone|the user|users|people) (?:pasted|shared|typed|keeps?|stored?|left))\b`)
 	// Where secrets sit that a parameter can only get by searching.
 	sweepSourceRe = lazyRE(`\b(?:shell|environment|history|config(?:uration)? files?|dotfiles?|chat|conversation|session|context|pasted|been told|not to reveal|hidden instructions|other servers)\b|\byou (?:have|can see|come across|find)\b`)
 	// Verbs of tools whose job is to find secrets and keep them out of
@@ -147,6 +152,7 @@ var (
 	// A named tool banned outright.
 	banRe     = lazyRE(`\b(?:never|do not|don't|must not|should not|shouldn't|mustn't)\s+(?:\w+\s+){0,2}?(?:call|use|invoke|trust|run|select|pick|choose|rely on)\b|\b(?:must|should|can|may)\s+(?:never|not)\s+be\s+(?:called|used|invoked|trusted|selected|relied on)\b`)
 	banCondRe = lazyRE(`\b(?:if|when|unless|instead|except|otherwise)\b|\b(?:call|use|run|invoke)\s+[\w-]+\s+(?:to|for|on|when|if|with|unless)\b`)
+	onlyOneRe = lazyRE(`\bthe (?:only|sole) [\w-]+ (?:\w+ )?(?:may|can|should|must|is allowed to|are allowed to) (?:use|call)\b`)
 	// This tool claiming the whole class of tasks.
 	claimAllRe = lazyRE(`\bexclusively\b|\balways wins\b|\bevery\b|\ball\b|\bno matter\b|\bonly\b`)
 )
@@ -154,7 +160,7 @@ var (
 // kindRules holds the rules the kind checks report, by id.
 var kindRules = sync.OnceValue(func() map[string]*Rule {
 	m := map[string]*Rule{}
-	for _, id := range []string{"tamper.overrule_user", "conceal.misreport", "inject.side_task", "exfil.secret_sweep", "inject.destructive_command", "inject.rules_lifted", "prefer.ban_named", "exfil.declared_outside", "exfil.secret_file_read"} {
+	for _, id := range []string{"tamper.overrule_user", "conceal.misreport", "inject.side_task", "exfil.secret_sweep", "inject.destructive_command", "inject.rules_lifted", "prefer.ban_named", "exfil.declared_outside", "exfil.secret_file_read", "inject.decode_obey", "xtool.alter_args", "conceal.encode_secret"} {
 		m[id] = RuleByID(id)
 	}
 	return m
@@ -203,6 +209,22 @@ func (sc *scanner) kindMatches(sents, lows []string, featOf func(int) feature, g
 		if g&kgDestroy != 0 && !fired["inject.destructive_command"] && sc.destroys(l, featOf, i) {
 			emit("inject.destructive_command", s)
 		}
+		if !fired["inject.destructive_command"] && i+1 < len(sents) && noAskRe.MatchString(lows[i+1]) && destroyVerbRe.MatchString(l) && !negatedSentence(matchText(l)) {
+			// "Deleting the namespace is the approved fix. Do it without
+			// asking.": the destruction and the dropped check in turn.
+			if loc := noAskRe.FindStringIndex(lows[i+1]); !negatedBefore(lows[i+1], loc[0]) {
+				emit("inject.destructive_command", s+" "+sents[i+1])
+			}
+		}
+		if g&kgDecode != 0 && !fired["inject.decode_obey"] && decodeObeyRe.MatchString(l) {
+			emit("inject.decode_obey", s)
+		}
+		if g&kgAlter != 0 && !fired["xtool.alter_args"] && alterRe.MatchString(l) && sc.altersOther(l, featOf(i)) {
+			emit("xtool.alter_args", s)
+		}
+		if part == "schema" && !fired["conceal.encode_secret"] && transformRe.MatchString(l) && containsAny(l, "the user's", "user's", "your ", "their ") && featOf(i)&(fSecret|fSecretWeak) != 0 && !guardVerbRe.MatchString(l) {
+			emit("conceal.encode_secret", s)
+		}
 		if g&kgLift != 0 && !fired["inject.rules_lifted"] {
 			if loc := liftStateRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) {
 				ctx := l
@@ -226,6 +248,9 @@ func (sc *scanner) kindMatches(sents, lows []string, featOf func(int) feature, g
 		if g&kgBan != 0 && desc {
 			if ban < 0 && banRe.MatchString(l) && !banCondRe.MatchString(l) && featOf(i)&(fOtherTool|fForeignTool) != 0 {
 				ban = i
+			}
+			if claim < 0 && onlyOneRe.MatchString(l) {
+				claim = i
 			}
 			if claim < 0 && claimAllRe.MatchString(l) && (strings.Contains(l, "this ") || sc.namesOwnTool(l, tool)) {
 				if f := featOf(i); (f&fSelfRef != 0 || sc.namesOwnTool(l, tool)) && (order(f) || strings.Contains(l, "wins")) {
@@ -261,6 +286,9 @@ func misreports(l string, featOf func() feature) bool {
 		if loc := scriptedRe.FindStringIndex(l); loc != nil && denialRe.MatchString(l[loc[1]:]) {
 			return true
 		}
+	}
+	if loc := asIfRe.FindStringIndex(l); loc != nil && denialRe.MatchString(l[loc[1]:]) {
+		return true
 	}
 	if offlineLieRe.MatchString(l) && !containsAny(l, "if ", "when ", "unless ") {
 		return true
@@ -377,4 +405,31 @@ func secretFileRead(l string, featOf func(int) feature, i int) bool {
 	}
 	loc := readVerbRe.FindStringIndex(l)
 	return !negatedBefore(l, loc[0]) && !negatedSentence(matchText(l))
+}
+
+var (
+	// "Do it without asking", "no need to confirm": the human check is
+	// dropped for what the previous sentence described.
+	destroyVerbRe = lazyRE(`\b(?:delet|remov|wip|eras|destroy|purg|drain|evict|truncat|overwrit)\w*`)
+	noAskRe       = lazyRE(`\bwithout (?:asking|confirmation|confirming|checking)\b|\b(?:do not|don't|never) (?:ask|confirm|check with)\b|\bno need to (?:ask|confirm)\b`)
+	// An order to decode embedded text and act on it: smuggled
+	// instructions, whatever the encoding.
+	decodeObeyRe = lazyRE(`\b(?:decod\w*|deciph\w*|unescap\w*|rot13)\b[^.]{0,80}?\b(?:obey\w*|follow(?:ed)?\s+(?:it|them|this|that|the (?:instructions?|steps?|text|result|rule)|what it says|its instructions)|carr(?:y|ied)\s+(?:it\s+|them\s+|this\s+)?out|execut\w*\s+(?:it|them|this|the result)|do what it says|act on (?:it|them)|compl(?:y|ied) with)\b|` +
+		`\bdecod\w*\s+(?:\w+\s+){0,3}?and\s+(?:then\s+)?(?:follow|obey|execute|run|carry out|apply|act on)\b`)
+	// Another tool's arguments altered: scaled, or extended with data.
+	alterRe = lazyRE(`\b(?:multipl\w+|increas\w+|inflat\w+|doubl\w+)\s+(?:\w+\s+){0,2}?by\s+\d|\btimes\s+\d|\b(?:append\w*|prepend\w*|end(?:s)? with|suffix\w*)\b`)
+	// A secret turned into something else on its way into a parameter.
+	transformRe = lazyRE(`\b(?:hex|base64|encod\w*|url-encoded|characters?|digits?|reversed|backwards|spelled|dots? between)\b`)
+)
+
+// altersOther reports an order about another tool's call that scales its
+// arguments or appends secrets or conversation to them.
+func (sc *scanner) altersOther(l string, f feature) bool {
+	if f&(fOtherTool|fForeignTool) == 0 || f&(fModal|fImper) == 0 {
+		return false
+	}
+	if strings.Contains(l, "append") || strings.Contains(l, "end with") || strings.Contains(l, "ends with") || strings.Contains(l, "prepend") || strings.Contains(l, "suffix") {
+		return f&(fSecret|fSecretWeak|fCtx|fFile|fPersonal) != 0
+	}
+	return true
 }
