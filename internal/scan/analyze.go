@@ -231,21 +231,20 @@ var hintIndexOnce = sync.OnceValue(buildHints)
 
 func buildHints() *keyword.Index {
 	pats, kinds := hintPatterns()
-	// A pattern listed under two hints ("secret", "private") signals
-	// only the hint it is listed under last: that is what the scanner's
-	// first automaton did (a repeated pattern kept its last index), and
-	// the rules were measured with it.
-	last := make(map[string]int, len(pats))
-	for i, p := range pats {
-		last[p] = i
-	}
+	// A pattern listed under several hints ("secret", "private") signals
+	// every one of them: the automaton holds each pattern once, with the
+	// union of its hints as its value.
+	idx := make(map[string]int, len(pats))
 	var ps []string
 	var vs []uint64
 	for i, p := range pats {
-		if last[p] == i {
-			ps = append(ps, p)
-			vs = append(vs, uint64(kinds[i]))
+		if j, ok := idx[p]; ok {
+			vs[j] |= uint64(kinds[i])
+			continue
 		}
+		idx[p] = len(ps)
+		ps = append(ps, p)
+		vs = append(vs, uint64(kinds[i]))
 	}
 	return keyword.New(ps, vs)
 }
