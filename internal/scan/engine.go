@@ -308,6 +308,7 @@ var structuralRules = func() map[string][]*Rule {
 type match struct {
 	rule     *Rule
 	evidence string
+	weak     bool // see weakFiring
 }
 
 // analyze runs the structural rules over normalised text.
@@ -356,20 +357,20 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 	var out []match
 	for _, r := range structuralRules[part] {
 		// A single sentence is the better evidence; pairs are the fallback.
-		ev := ""
+		ev, at := "", -1
 		for i := range sents {
 			if r.matches(feats[i]) {
-				ev = sents[i]
+				ev, at = sents[i], i
 				break
 			}
 		}
 		for i := 0; ev == "" && r.Window && i+1 < len(sents); i++ {
 			if r.matches(feats[i]|feats[i+1]) && (r.Signals&pairSignals == 0 || coherentPair(sents[i], sents[i+1], feats[i], feats[i+1])) {
-				ev = sents[i] + " " + sents[i+1]
+				ev, at = sents[i]+" "+sents[i+1], i
 			}
 		}
 		if ev != "" {
-			out = append(out, match{rule: r, evidence: ev})
+			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at)})
 		}
 	}
 	return subsume(out)
@@ -409,6 +410,11 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	}
 	mk := func(r *Rule, sev Severity, msg, ev string) Finding {
 		return Finding{RuleID: r.ID, Severity: sev, Server: server, Tool: tool, Location: u.loc, Message: msg, Evidence: clip(visible(ev)), signals: r.Signals}
+	}
+	mkm := func(m match, msg string) Finding {
+		f := mk(m.rule, m.rule.Severity, msg, m.evidence)
+		f.weak = m.weak
+		return f
 	}
 	sc.unitWords = nil
 	if u.part == "schema" {
@@ -462,7 +468,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 				msg = strings.TrimSuffix(msg, ".") + "; it names a tool of server " + strings.Join(owners, ", ") + "."
 			}
 		}
-		out = append(out, mk(m.rule, m.rule.Severity, msg, m.evidence))
+		out = append(out, mkm(m, msg))
 	}
 	// Text smuggled outside the visible characters is judged on its own.
 	hiddenHits := map[string][]match{}

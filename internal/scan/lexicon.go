@@ -632,6 +632,18 @@ func appendMatch(b []byte, s string) []byte {
 			if unicode.IsSpace(next) || (prev1 != 0 && !unicode.IsSpace(prev1) && !unicode.IsLetter(next)) {
 				out = ' '
 			}
+		case r == ',' || r == ';':
+			// A clause break stays a token of its own, so that a phrase
+			// never matches across it: "if not, tell the user" gives
+			// steps, it is not "not tell".
+			if !lastSpace {
+				b = append(b, ' ')
+			}
+			b = append(b, byte(r), ' ')
+			lastSpace = true
+			prev2, prev1 = prev1, r
+			i += size
+			continue
 		case r == '-' || r == '/' || r == '~' || r == '@':
 		case r < utf8.RuneSelf:
 			switch {
