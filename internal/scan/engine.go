@@ -28,6 +28,10 @@ type scanner struct {
 	// unitHints are the raw-text hints of the text being analysed; they
 	// gate the per-sentence checks.
 	unitHints int
+	// unitLex are the lexicon features of the whole text being analysed,
+	// for cues whose counter-evidence may sit in a neighbouring sentence.
+	unitLex  feature
+	unitText string
 }
 
 // unit is one metadata string and where it sits.
@@ -210,7 +214,9 @@ func escapeSeg(s string) string {
 // could fire on the union, no rule fires on any sentence and the
 // per-sentence analysis is skipped. Most honest documentation stops here.
 func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
-	f := lexOf(text) | fNamedTarget | fSiblingOut
+	f := lexOf(text)
+	sc.unitLex, sc.unitText = f, text
+	f |= fNamedTarget | fSiblingOut
 	if imperativeClause(text) {
 		f |= fImper
 	}
@@ -365,7 +371,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 			}
 		}
 		for i := 0; ev == "" && r.Window && i+1 < len(sents); i++ {
-			if r.matches(feats[i]|feats[i+1]) && (r.Signals&pairSignals == 0 || coherentPair(sents[i], sents[i+1], feats[i], feats[i+1])) {
+			if r.matches(pairFeatures(r, feats[i])|pairFeatures(r, feats[i+1])) && (r.Signals&pairSignals == 0 || coherentPair(sents[i], sents[i+1], feats[i], feats[i+1])) {
 				ev, at = sents[i]+" "+sents[i+1], i
 			}
 		}
