@@ -1,7 +1,6 @@
 package proxytest_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/proxy"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // startServing runs `mcpsec ARGS...` and returns the URL it prints as its
@@ -23,22 +23,7 @@ func startServing(t *testing.T, args ...string) string {
 	argv, env := mcpsec(args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("%v: no URL on stdout: %v", args, err)
-	}
-	return strings.TrimSpace(line)
+	return testkit.ServeURL(t, cmd)
 }
 
 // offeredNames lists c's tools and returns their names.
