@@ -72,9 +72,9 @@ func (sc *scanner) slotFindings(server, tool string, u unit, text string) []Find
 	if lexOf(text)&(fAddrModel|fImper|fModal|fPrereq|fHide|fHideStrong) == 0 && !imperativeClause(text) && !strings.Contains(text, "_") {
 		return out
 	}
-	saved := sc.unitHints
-	sc.unitHints = rawHints(lower)
-	defer func() { sc.unitHints = saved }()
+	savedHints, savedLex, savedText := sc.unitHints, sc.unitLex, sc.unitText
+	sc.unitHints, sc.unitLex, sc.unitText = rawHints(lower), lexOf(text), text
+	defer func() { sc.unitHints, sc.unitLex, sc.unitText = savedHints, savedLex, savedText }()
 	for _, s := range splitSentences(text) {
 		f := sc.sentenceFeatures(s, strings.ToLower(s), server, tool)
 		addressed := f&fAddrModel != 0 && f&act != 0
