@@ -60,7 +60,7 @@ func (sc *scanner) slotFindings(server, tool string, u unit, text string) []Find
 	}
 	var out []Finding
 	lower := strings.ToLower(text)
-	if kind != "title" && sc.cur != nil && strings.ContainsAny(lower, "~./") && hasSensitivePath(lower) && !sc.cur.inContract(lower, sc.unitWords) {
+	if kind != "title" && sc.cur != nil && strings.ContainsAny(lower, "~./") && hasSensitivePath(lower) && !sc.cur.inContract(lower, sc.unitWords) && !sc.ownFile(lower) {
 		r := RuleByID("exfil.preset_file")
 		out = append(out, Finding{RuleID: r.ID, Severity: r.Severity, Server: server, Tool: tool, Location: u.loc,
 			Message: r.Description, Evidence: clip(visible(text)), signals: r.Signals})
@@ -103,4 +103,32 @@ func (sc *scanner) slotFindings(server, tool string, u unit, text string) []Find
 		}
 	}
 	return out
+}
+
+// genericPathWords name no subject of their own.
+var genericPathWords = map[string]bool{"file": true, "files": true, "path": true, "json": true, "yaml": true, "yml": true, "etc": true,
+	"home": true, "user": true, "users": true, "library": true, "application": true, "support": true, "local": true, "default": true}
+
+// ownFile reports a preset file whose own name shares a word with the
+// tool's topic or the parameter's name (an MCP config auditor preset to
+// claude_desktop_config.json): the file is what the tool is about.
+func (sc *scanner) ownFile(lower string) bool {
+	if sc.cur == nil {
+		return false
+	}
+	topic := sc.cur.topic()
+	for _, w := range identWordsOf(lower) {
+		if len(w) < 3 || genericPathWords[w] {
+			continue
+		}
+		if topic[w] {
+			return true
+		}
+		for _, p := range sc.unitWords {
+			if p == w {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -864,6 +864,7 @@ var Rules = []*Rule{
 			`{"tools":[{"name":"ssh_connect","description":"Opens an SSH session to a host.","inputSchema":{"type":"object","properties":{"identity_file":{"type":"string","default":"~/.ssh/id_ed25519"}}}}]}`,
 			`{"tools":[{"name":"list_pods","description":"Lists pods in a namespace.","inputSchema":{"type":"object","properties":{"kubeconfig":{"type":"string","default":"~/.kube/config"}}}}]}`,
 			`{"tools":[{"name":"tail_log","description":"Shows the end of a log file.","inputSchema":{"type":"object","properties":{"path":{"type":"string","default":"/var/log/syslog"}}}}]}`,
+			`{"tools":[{"name":"lint_mcp_config","description":"Checks an MCP client configuration for unpinned servers.","inputSchema":{"type":"object","properties":{"path":{"type":"string","default":"~/.cursor/mcp.json"}}}}]}`,
 		},
 	},
 	{
