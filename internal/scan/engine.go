@@ -139,6 +139,7 @@ func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 	}
 	fs = append(fs, defaultDestinations(server, t.Name, "inputSchema", t.InputSchema, 0)...)
 	fs = append(fs, annotationPayloads(server, t.Name, t.Annotations)...)
+	fs = append(fs, annotationMismatch(server, t)...)
 	fs = append(fs, impersonation(server, t.Name)...)
 	fs = append(fs, decoratedImpersonation(server, t.Name)...)
 	return fs
