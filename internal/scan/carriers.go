@@ -8,12 +8,24 @@ import (
 
 var commentRe = lazyRE(`(?s)<!--(.*?)(?:-->|$)|/\*(.*?)\*/`)
 
+var mdCommentRe = lazyRE(`(?m)^[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)[ \t]*[("'](.+?)[)"'][ \t]*$`)
+
 // markupComments returns the bodies of HTML/XML and C-style comments.
 func markupComments(s string) []string {
-	if !strings.Contains(s, "<!--") && !strings.Contains(s, "/*") {
+	md := strings.Contains(s, "]:")
+	if !strings.Contains(s, "<!--") && !strings.Contains(s, "/*") && !md {
 		return nil
 	}
 	var out []string
+	if md {
+		// A Markdown link reference to "#" or "<>" renders as nothing:
+		// [//]: # (text) is Markdown's comment.
+		for _, m := range mdCommentRe.FindAllStringSubmatch(s, -1) {
+			if body := strings.TrimSpace(m[1]); len(body) >= 8 {
+				out = append(out, body)
+			}
+		}
+	}
 	for _, m := range commentRe.FindAllStringSubmatch(s, -1) {
 		body := strings.TrimSpace(m[1] + m[2])
 		if len(body) >= 8 {
