@@ -99,6 +99,28 @@ var imperativeVerbs = map[string]bool{
 	"pay": true, "stay": true, "avoid": true, "stick": true, "grant": true, "enable": true, "output": true, "reveal": true, "print": true,
 }
 
+// listAdverb reports "then" or "also" opening a clause that goes on with a
+// noun phrase ("..., then the instance role", "then SSO"): the next item of
+// a list, not an order.
+func listAdverb(word, rest string) bool {
+	if word != "then" && word != "also" {
+		return false
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	k := 0
+	for k < len(rest) && (rest[k] >= 'a' && rest[k] <= 'z' || rest[k] >= 'A' && rest[k] <= 'Z') {
+		k++
+	}
+	next := rest[:k]
+	if next == "" {
+		return false
+	}
+	if next == strings.ToUpper(next) && len(next) >= 2 {
+		return true // an acronym: SSO, IAM
+	}
+	return determiners[strings.ToLower(next)]
+}
+
 func isClauseSep(r rune) bool {
 	switch r {
 	case ',', ':', ';', '(', ')', '[', ']', '<', '>', '-', '–', '—', '*', '"', '.', '!', '?', '\n', '。', '！', '？', '；', '、', '，', '：':
@@ -145,7 +167,7 @@ func imperativeClause(sentence string) bool {
 			}
 			j++
 		}
-		if n > 0 && n < len(buf) && imperativeVerbs[string(buf[:n])] {
+		if n > 0 && n < len(buf) && imperativeVerbs[string(buf[:n])] && !listAdverb(string(buf[:n]), sentence[j:]) {
 			return true
 		}
 		if j == i {
@@ -231,21 +253,20 @@ var hintIndexOnce = sync.OnceValue(buildHints)
 
 func buildHints() *keyword.Index {
 	pats, kinds := hintPatterns()
-	// A pattern listed under two hints ("secret", "private") signals
-	// only the hint it is listed under last: that is what the scanner's
-	// first automaton did (a repeated pattern kept its last index), and
-	// the rules were measured with it.
-	last := make(map[string]int, len(pats))
-	for i, p := range pats {
-		last[p] = i
-	}
+	// A pattern listed under several hints ("secret", "private") signals
+	// every one of them: the automaton holds each pattern once, with the
+	// union of its hints as its value.
+	idx := make(map[string]int, len(pats))
 	var ps []string
 	var vs []uint64
 	for i, p := range pats {
-		if last[p] == i {
-			ps = append(ps, p)
-			vs = append(vs, uint64(kinds[i]))
+		if j, ok := idx[p]; ok {
+			vs[j] |= uint64(kinds[i])
+			continue
 		}
+		idx[p] = len(ps)
+		ps = append(ps, p)
+		vs = append(vs, uint64(kinds[i]))
 	}
 	return keyword.New(ps, vs)
 }
@@ -607,7 +628,7 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 		f |= fAuthority
 	}
 	if f&fDestruct != 0 {
-		if !isASCII(sentence) && f&fModal != 0 {
+		if !latinOnly(sentence) && f&fModal != 0 {
 			f |= fDestructDemand
 		} else if ownDestructiveAction(lower, sc.cur, sc.unitWords != nil) {
 			// "Delete a bucket." opening a delete tool's description, or
@@ -671,6 +692,13 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	// nothing; only what it asks to hide still counts.
 	if f&fHide == 0 && f&(fFlow|fRead|fCallTool|fModal|fImper) != 0 && prohibition(string(mtb)) {
 		f &^= fFlow | fRead | fCallTool | fModal | fImper | fField | fStore | fPrereq
+	}
+	if f&(fHide|fHideStrong|fFlow|fRead|fCallTool) == 0 && f&prohibitedObjects != 0 && openingProhibition(string(mtb)) {
+		// "Never publish files that contain tokens": secret hygiene.
+		f &^= prohibitedObjects
+	}
+	if f&fTamper != 0 && negatedTamper(string(mtb)) {
+		f &^= fTamper
 	}
 	if f&fHide != 0 && f&fHideStrong == 0 && describedManner(lower) {
 		f &^= fHide

@@ -28,6 +28,10 @@ type scanner struct {
 	// unitHints are the raw-text hints of the text being analysed; they
 	// gate the per-sentence checks.
 	unitHints int
+	// unitLex are the lexicon features of the whole text being analysed,
+	// for cues whose counter-evidence may sit in a neighbouring sentence.
+	unitLex  feature
+	unitText string
 }
 
 // unit is one metadata string and where it sits.
@@ -211,7 +215,9 @@ func escapeSeg(s string) string {
 // could fire on the union, no rule fires on any sentence and the
 // per-sentence analysis is skipped. Most honest documentation stops here.
 func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
-	f := lexOf(text) | fNamedTarget | fSiblingOut
+	f := lexOf(text)
+	sc.unitLex, sc.unitText = f, text
+	f |= fNamedTarget | fSiblingOut
 	if imperativeClause(text) {
 		f |= fImper
 	}
@@ -309,6 +315,7 @@ var structuralRules = func() map[string][]*Rule {
 type match struct {
 	rule     *Rule
 	evidence string
+	weak     bool // see weakFiring
 }
 
 // analyze runs the structural rules over normalised text.
@@ -366,20 +373,20 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 			break
 		}
 		// A single sentence is the better evidence; pairs are the fallback.
-		ev := ""
+		ev, at := "", -1
 		for i := range sents {
 			if r.matches(feats[i]) {
-				ev = sents[i]
+				ev, at = sents[i], i
 				break
 			}
 		}
 		for i := 0; ev == "" && r.Window && i+1 < len(sents); i++ {
-			if r.matches(feats[i]|feats[i+1]) && (r.Signals&pairSignals == 0 || coherentPair(sents[i], sents[i+1], feats[i], feats[i+1])) {
-				ev = sents[i] + " " + sents[i+1]
+			if r.matches(pairFeatures(r, feats[i])|pairFeatures(r, feats[i+1])) && (r.Signals&pairSignals == 0 || coherentPair(sents[i], sents[i+1], feats[i], feats[i+1])) {
+				ev, at = sents[i]+" "+sents[i+1], i
 			}
 		}
 		if ev != "" {
-			out = append(out, match{rule: r, evidence: ev})
+			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at)})
 		}
 	}
 	if kg != 0 {
@@ -433,6 +440,11 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	mk := func(r *Rule, sev Severity, msg, ev string) Finding {
 		return Finding{RuleID: r.ID, Severity: sev, Server: server, Tool: tool, Location: u.loc, Message: msg, Evidence: clip(visible(ev)), signals: r.Signals}
 	}
+	mkm := func(m match, msg string) Finding {
+		f := mk(m.rule, m.rule.Severity, msg, m.evidence)
+		f.weak = m.weak
+		return f
+	}
 	sc.unitWords = nil
 	if u.part == "schema" {
 		sc.unitWords = paramWordsOf(u.loc)
@@ -485,7 +497,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 				msg = strings.TrimSuffix(msg, ".") + "; it names a tool of server " + strings.Join(owners, ", ") + "."
 			}
 		}
-		out = append(out, mk(m.rule, m.rule.Severity, msg, m.evidence))
+		out = append(out, mkm(m, msg))
 	}
 	// Text smuggled outside the visible characters is judged on its own.
 	hiddenHits := map[string][]match{}

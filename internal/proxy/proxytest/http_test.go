@@ -26,6 +26,20 @@ func startServing(t *testing.T, args ...string) string {
 	return testkit.ServeURL(t, cmd)
 }
 
+// offeredNames lists c's tools and returns their names.
+func offeredNames(t *testing.T, c *mcpconn.Conn) []string {
+	t.Helper()
+	tools, _, err := c.ListTools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
 // TestHTTPBothWays: the proxy fronts a streamable-HTTP upstream
 // (--upstream) and serves streamable HTTP itself (--listen on loopback);
 // the poisoned tool is withheld and calls are relayed end to end.
@@ -42,14 +56,7 @@ func TestHTTPBothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	tools, _, err := c.ListTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range tools {
-		names = append(names, tl.Name)
-	}
+	names := offeredNames(t, c)
 	if slices.Contains(names, fixture.ToolLookupUser) || !slices.Contains(names, fixture.ToolReadNote) {
 		t.Errorf("offered %v: want read_note and not the poisoned lookup_user", names)
 	}
@@ -80,18 +87,7 @@ func TestHTTPUpstreamListChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	offered := func() []string {
-		t.Helper()
-		tools, _, err := c.ListTools(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tl := range tools {
-			names = append(names, tl.Name)
-		}
-		return names
-	}
+	offered := func() []string { return offeredNames(t, c) }
 	if names := offered(); !slices.Contains(names, fixture.ToolReadNote) {
 		t.Fatalf("first listing %v lacks %s", names, fixture.ToolReadNote)
 	}
