@@ -700,6 +700,9 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if f&fTamper != 0 && negatedTamper(string(mtb)) {
 		f &^= fTamper
 	}
+	if f&fField != 0 && labelOnlyField(sentence, lower) {
+		f &^= fField
+	}
 	if f&fHide != 0 && f&fHideStrong == 0 && describedManner(lower) {
 		f &^= fHide
 	}
@@ -725,9 +728,15 @@ func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
 		// because the conversation is its input.
 		f &^= fCtx | fConvSrc | fSrc
 	}
+	if sc.ownInputDeclared(f, lower) {
+		f &^= fSecret | fSecretWeak
+	}
 	const src = fSecret | fSecretWeak | fFile | fSrc
 	if f&src == 0 || f&(fDest|fCtx|fVerbatim|fConvSrc|fOutside) != 0 {
 		return f
+	}
+	if f&fFile != 0 && sc.cur.ownPath(lower) {
+		f &^= fFile | fSrc
 	}
 	if sc.cur.secretParam(lower) && f&(fFile|fCtx) == 0 {
 		return f &^ src

@@ -88,3 +88,17 @@ func labelMarkup(lower string) bool {
 	before := strings.TrimRight(lower[:loc[0]], " ")
 	return strings.HasSuffix(before, " the") || before == "the" || strings.HasSuffix(before, " a") || strings.HasSuffix(before, " an")
 }
+
+// protectiveRe finds personal data as the object of the tool's own
+// protection: encrypted, redacted, masked, hashed, kept out of exports.
+var protectiveRe = lazyRE(`\b(?:encrypt\w*|redact\w*|mask\w*|hash(?:es|ed|ing)?|anonymi[sz]\w*|pseudonymi[sz]\w*|tokeni[sz]\w*|hides? them from|never (?:stored|logged|kept|retained)|not (?:stored|logged|retained))\b`)
+
+// protectiveOrLabel reports a personal-data firing in a schema string that
+// names a kind of data as a label (an enum value "ssn") or says how the
+// tool protects it: the parameter does not ask for the data.
+func (sc *scanner) protectiveOrLabel(r *Rule, sents []string, at int) bool {
+	if r.ID != "exfil.param_personal" || at < 0 {
+		return false
+	}
+	return sc.unitLabel || protectiveRe.MatchString(strings.ToLower(sents[at]))
+}

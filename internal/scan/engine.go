@@ -32,6 +32,9 @@ type scanner struct {
 	// for cues whose counter-evidence may sit in a neighbouring sentence.
 	unitLex  feature
 	unitText string
+	// unitLabel is set while an enum or const value that is one word is
+	// analysed: a category label ("ssn"), not a request for the data.
+	unitLabel bool
 }
 
 // unit is one metadata string and where it sits.
@@ -376,7 +379,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 			}
 		}
 		if ev != "" {
-			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at)})
+			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at) || sc.protectiveOrLabel(r, sents, at)})
 		}
 	}
 	return subsume(out)
@@ -425,6 +428,10 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	sc.unitWords = nil
 	if u.part == "schema" {
 		sc.unitWords = paramWordsOf(u.loc)
+	}
+	sc.unitLabel = false
+	if u.part == "schema" && (strings.Contains(u.loc, "/enum/") || strings.HasSuffix(u.loc, "/const")) && !strings.ContainsAny(strings.TrimSpace(u.text), " \t\n") {
+		sc.unitLabel = true
 	}
 	var out []Finding
 	if len(u.text) > maxUnitBytes {

@@ -1,0 +1,118 @@
+package scan
+
+import (
+	"path"
+	"strings"
+)
+
+// The tool's own objects, seen from the structure of its schema and its
+// sentences rather than from words alone.
+
+// noteLabelRe is a lead-in label ("Note:", "NB:") that opens a remark; the
+// word names no field.
+var noteLabelRe = lazyRE(`^\W*(?:note|notes|nb|n\.b\.)\s*[:\-–—]\s*`)
+
+// labelOnlyField reports a sentence whose only field word is its "Note:"
+// label.
+func labelOnlyField(sentence, lower string) bool {
+	loc := noteLabelRe.FindStringIndex(lower)
+	if loc == nil || len(lower) != len(sentence) {
+		return false
+	}
+	return lexOf(sentence[loc[1]:])&fField == 0
+}
+
+// relativePronouns open a clause whose verbs have the noun before them as
+// subject: "report servers that pass secrets on the command line" says
+// what the servers do, not what the reader is to do.
+var relativePronouns = map[string]bool{"that": true, "which": true, "who": true}
+
+// notAntecedent are words before "that" which make it a conjunction
+// introducing an order ("make sure that you pass", "so that").
+var notAntecedent = map[string]bool{"sure": true, "ensure": true, "so": true, "such": true, "check": true, "verify": true, "confirm": true,
+	"note": true, "remember": true, "know": true, "is": true, "are": true, "says": true, "say": true, "means": true, "given": true, "now": true}
+
+// inRelativeClause reports a verb at toks[i] inside a relative clause that
+// began at most a few words earlier, with no "you" in between.
+func inRelativeClause(toks []string, i int) bool {
+	for k := i - 1; k >= 0 && k >= i-12; k-- {
+		switch toks[k] {
+		case "you", "your", "yourself", "please", ";":
+			return false
+		}
+		if relativePronouns[toks[k]] {
+			return k > 0 && !notAntecedent[toks[k-1]] && !negators[toks[k-1]]
+		}
+	}
+	return false
+}
+
+// ownPath reports a sentence naming a file that is the default of one of
+// the tool's own parameters (an auditor whose
+// config_path defaults to the very config file it audits).
+func (c *contract) ownPath(lower string) bool {
+	if c == nil || c.tool == nil {
+		return false
+	}
+	found := false
+	walkSchemaValues(c.tool.InputSchema, 0, func(v string) bool {
+		if !strings.Contains(v, "/") && !strings.Contains(v, ".") || strings.ContainsAny(v, " \t\n") && !strings.Contains(v, "Application Support") {
+			return true
+		}
+		base := strings.ToLower(path.Base(v))
+		if len(base) >= 6 && strings.Contains(lower, base) {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// walkSchemaValues visits the string defaults of every
+// parameter at any depth; visit returns false to stop.
+func walkSchemaValues(v any, depth int, visit func(string) bool) bool {
+	m, ok := v.(map[string]any)
+	if !ok || depth > 16 {
+		return true
+	}
+	for _, k := range []string{"default"} {
+		for _, s := range stringsIn(m[k]) {
+			if !visit(s) {
+				return false
+			}
+		}
+	}
+	for k, sub := range m {
+		switch k {
+		case "properties", "$defs", "definitions":
+			if props, ok := sub.(map[string]any); ok {
+				for _, p := range props {
+					if !walkSchemaValues(p, depth+1, visit) {
+						return false
+					}
+				}
+			}
+		case "items", "additionalProperties":
+			if !walkSchemaValues(sub, depth+1, visit) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// derivativeRe finds what stands in for a secret on its way out: a hash,
+// a prefix, a checksum. The secret itself does not leave.
+var derivativeRe = lazyRE(`\b(?:hash|hashes|hashed|digest|prefix|prefixes|first \d+|checksum|fingerprint|truncated)\b`)
+
+// ownInputDeclared reports a stated flow whose only sensitive object is
+// a derivative of the tool's own secret parameter ("only a hash prefix of the password is
+// sent to the breach API"), with nothing added on: the tool disclosing
+// how it uses its input. Anything beyond that (the user's data, the
+// conversation, files, "also", concealment) keeps the flow a finding.
+func (sc *scanner) ownInputDeclared(f feature, lower string) bool {
+	return f&fDeclFlow != 0 && derivativeRe.MatchString(lower) && f&(fSecret|fSecretWeak) != 0 &&
+		f&(fUserData|fCtx|fConvSrc|fFile|fHide|fHideStrong|fUnreq|fPersonal|fAnyTool|fOtherTool|fForeignTool) == 0 &&
+		sc.cur.secretParam(lower)
+}
