@@ -35,9 +35,11 @@ var notAntecedent = map[string]bool{"sure": true, "ensure": true, "so": true, "s
 // inRelativeClause reports a verb at toks[i] inside a relative clause that
 // began at most a few words earlier, with no "you" in between.
 func inRelativeClause(toks []string, i int) bool {
-	for k := i - 1; k >= 0 && k >= i-12; k-- {
+	for k := i - 1; k >= 0 && k >= i-20; k-- {
 		switch toks[k] {
-		case "you", "your", "yourself", "please", ";":
+		case "you", "your", "yourself", "please", ";", "and", "then":
+			// "the value that appears there and send it": after "and"
+			// the order is the reader's again.
 			return false
 		}
 		if relativePronouns[toks[k]] {
