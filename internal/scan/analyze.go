@@ -706,6 +706,10 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if f&fHide != 0 && f&fHideStrong == 0 && describedManner(lower) {
 		f &^= fHide
 	}
+	if f&(fSecretWeak|fSrc|fUserData|fPersonal) != 0 && f&(fSecret|fDest|fOutside|fCtx|fConvSrc|fFile|fHide|fHideStrong) == 0 && sc.fromOwnService(sentence, lower, server) {
+		// "posts and user data from Reddit" on a Reddit server.
+		f &^= fSecretWeak | fSrc | fUserData | fPersonal
+	}
 	return sc.ownObjects(f, sentence, lower)
 }
 

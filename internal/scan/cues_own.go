@@ -118,3 +118,51 @@ func (sc *scanner) ownInputDeclared(f feature, lower string) bool {
 		f&(fUserData|fCtx|fConvSrc|fFile|fHide|fHideStrong|fUnreq|fPersonal|fAnyTool|fOtherTool|fForeignTool) == 0 &&
 		sc.cur.secretParam(lower)
 }
+
+// agentPlurals are subjects that act on their own: "apps read them from
+// environment variables" says what the apps do.
+var agentPlurals = map[string]bool{"apps": true, "applications": true, "servers": true, "clients": true, "programs": true, "services": true,
+	"processes": true, "containers": true, "workers": true, "jobs": true, "functions": true, "sdks": true, "libraries": true, "browsers": true}
+
+// hasSubject reports a verb at toks[i] whose subject stands right before
+// it.
+func hasSubject(toks []string, i int) bool { return i > 0 && agentPlurals[toks[i-1]] }
+
+var fromServiceRe = lazyRE(`\bfrom (?:the |a |an )?([a-z][a-z0-9.-]{2,})`)
+
+// fromOwnService reports data whose origin is the service, named as a
+// proper noun, that this server or tool wraps ("user data from Reddit" on a Reddit server): the server's
+// own domain, not what the model holds.
+func (sc *scanner) fromOwnService(sentence, lower, server string) bool {
+	if len(sentence) != len(lower) {
+		return false
+	}
+	ms := fromServiceRe.FindAllStringSubmatchIndex(lower, -1)
+	if len(ms) == 0 {
+		return false
+	}
+	own := map[string]bool{}
+	for _, w := range identWordsOf(server) {
+		if len(w) >= 4 && w != "server" && w != "tools" && w != "buddy" && w != "client" {
+			own[w] = true
+		}
+	}
+	if sc.cur != nil && sc.cur.tool != nil {
+		for _, w := range identWordsOf(sc.cur.tool.Name) {
+			if len(w) >= 4 {
+				own[w] = true
+			}
+		}
+	}
+	for _, m := range ms {
+		// A service is a proper name: "from Reddit", not "from the
+		// browser profile folders".
+		if c := sentence[m[2]]; c < 'A' || c > 'Z' {
+			continue
+		}
+		if own[strings.TrimRight(lower[m[2]:m[3]], ".")] {
+			return true
+		}
+	}
+	return false
+}
