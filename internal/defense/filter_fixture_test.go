@@ -31,6 +31,17 @@ func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
 	return cs
 }
 
+// resultText joins the text blocks of a tool result, as the agent reads it.
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
 // listAsAgentTools lists server's tools over cs as the agent is offered
 // them.
 func listAsAgentTools(t *testing.T, cs *mcp.ClientSession, server string) []agent.Tool {
@@ -86,13 +97,7 @@ func TestFixtureBenignTrafficPasses(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.tool, err)
 		}
-		var b strings.Builder
-		for _, ct := range res.Content {
-			if tc, ok := ct.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		in := agent.Result{Text: b.String(), IsError: res.IsError}
+		in := agent.Result{Text: resultText(res), IsError: res.IsError}
 		if in.Text == "" {
 			t.Fatalf("%s: empty result", c.tool)
 		}

@@ -3,7 +3,6 @@ package defense
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,13 +77,7 @@ func (fw *fixtureWorld) run(t *testing.T, id string, c task.Call) (agent.Decisio
 	if err != nil {
 		t.Fatalf("tools/call %s: %v", c.Tool, err)
 	}
-	var text strings.Builder
-	for _, ct := range res.Content {
-		if tc, ok := ct.(*mcp.TextContent); ok {
-			text.WriteString(tc.Text)
-		}
-	}
-	fw.tr.deliver(ac, text.String())
+	fw.tr.deliver(ac, resultText(res))
 	return d, true
 }
 

@@ -329,11 +329,14 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		text = identWords.Replace(text)
 	}
 	lowerText := strings.ToLower(text)
-	if !sc.mayMatch(text, lowerText, part, server, tool) {
+	may := sc.mayMatch(text, lowerText, part, server, tool)
+	kg := kindGates(lowerText) | sc.kindHints() // the kind checks (cues_kinds.go) gate themselves
+	if !may && kg == 0 {
 		return nil
 	}
 	spans := sentenceSpans(text)
 	sents := make([]string, len(spans))
+	lows := make([]string, len(spans))
 	feats := make([]feature, len(spans))
 	sameOffsets := len(lowerText) == len(text)
 	for i, sp := range spans {
@@ -347,7 +350,10 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		} else {
 			lower = strings.ToLower(s)
 		}
-		feats[i] = sc.sentenceFeatures(s, lower, server, tool)
+		lows[i] = lower
+		if may {
+			feats[i] = sc.sentenceFeatures(s, lower, server, tool)
+		}
 	}
 	// Named objects matter only next to a destructive order, which may sit
 	// in the neighbouring sentence; look for them only there.
@@ -365,6 +371,9 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 	}
 	var out []match
 	for _, r := range structuralRules[part] {
+		if !may {
+			break
+		}
 		// A single sentence is the better evidence; pairs are the fallback.
 		ev, at := "", -1
 		for i := range sents {
@@ -381,6 +390,19 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		if ev != "" {
 			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at) || sc.protectiveOrLabel(r, sents, at)})
 		}
+	}
+	if kg != 0 {
+		// Without the prefilter's pass no features were computed; the
+		// kind checks then compute them for the sentences they examine.
+		known := make([]bool, len(sents))
+		featOf := func(i int) feature {
+			if !may && !known[i] {
+				known[i] = true
+				feats[i] = sc.sentenceFeatures(sents[i], lows[i], server, tool)
+			}
+			return feats[i]
+		}
+		out = append(out, sc.kindMatches(sents, lows, featOf, kg, part, tool)...)
 	}
 	return subsume(out)
 }
