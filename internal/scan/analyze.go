@@ -721,6 +721,12 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 // destination or the conversation keeps them: those are never the tool's
 // own.
 func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
+	if f&fSafetyObj != 0 && f&(fOvVerb|fModeSwitch|fRole) == 0 && purposeSafetyRe.MatchString(lower) {
+		f &^= fSafetyObj
+	}
+	if f&fCtx != 0 && sc.ownContextWord(lower) {
+		f &^= fCtx | fSrc | fConvSrc
+	}
 	if f&fSafetyObj != 0 && f&(fModeSwitch|fRole) == 0 && sc.cur.ownSafetyOption() {
 		f &^= fSafetyObj
 	}

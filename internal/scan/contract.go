@@ -138,7 +138,9 @@ var secretFamilies = []struct {
 		[]string{"conversation", "conversations", "chat", "chats", "history", "transcript", "transcripts", "messages", "summarize", "summarise", "summary", "memory", "memories", "remember", "thread", "threads", "dialogue"}},
 	{"hint", []string{"password hint", "security question", "security answer", "maiden name"}, nil},
 	{"password", []string{"password", "passphrase"}, []string{"password", "passwords", "passphrase", "login", "auth", "authenticate", "vault", "secret", "secrets", "credential", "credentials", "strength", "hash", "bcrypt"}},
-	{"key", []string{"api key", "api keys", "apikey", "api token", "access token", "secret key", "token", "credential", "secret", "private key", "signing key", "bearer"}, []string{"apikey", "token", "tokens", "secret", "secrets", "credential", "credentials", "vault", "oauth", "authenticate", "authentication", "login", "jwt", "keychain", "certificate", "sso"}},
+	{"key", []string{"api key", "api keys", "apikey", "api token", "access token", "secret key", "token", "credential", "secret", "private key", "signing key", "bearer"}, []string{"apikey", "token", "tokens", "secret", "secrets", "credential", "credentials", "vault", "oauth", "authenticate", "authentication", "login", "jwt", "keychain", "certificate", "sso",
+		// A Kubernetes Secret is one of the cluster objects these tools manage.
+		"kubectl", "kubernetes", "k8s", "configmap", "helm"}},
 }
 
 // inContract reports whether every sensitive family a sentence mentions

@@ -106,7 +106,7 @@ func walkSchemaValues(v any, depth int, visit func(string) bool) bool {
 
 // derivativeRe finds what stands in for a secret on its way out: a hash,
 // a prefix, a checksum. The secret itself does not leave.
-var derivativeRe = lazyRE(`\b(?:hash|hashes|hashed|digest|prefix|prefixes|first \d+|checksum|fingerprint|truncated)\b`)
+var derivativeRe = lazyRE(`\b(?:hash|hashes|hashed|digest|prefix|prefixes|first \d+|checksum|fingerprint|truncated|hmac[\w-]*|signature)\b`)
 
 // ownInputDeclared reports a stated flow whose only sensitive object is
 // a derivative of the tool's own secret parameter ("only a hash prefix of the password is
@@ -165,4 +165,28 @@ func (sc *scanner) fromOwnService(sentence, lower, server string) bool {
 		}
 	}
 	return false
+}
+
+// purposeSafetyRe is safety named as a purpose ("dry-run for safety", "for
+// safety reasons"): the tool protects, nothing is removed.
+var purposeSafetyRe = lazyRE(`\b(?:for|as a) (?:\w+ )?(?:safety|security)(?: reasons?| measures?| net| check)?\b`)
+
+// ownMarkupFormat reports a tool whose own topic is a markup format (an
+// XML diagram editor, an HTML renderer): tags in its text are its input.
+func (c *contract) ownMarkupFormat() bool {
+	if c == nil || c.tool == nil {
+		return false
+	}
+	t := c.topic()
+	return t["xml"] || t["html"] || t["svg"] || t["markup"] || t["mxgraph"] || t["xhtml"]
+}
+
+// ownContextWord reports a sentence whose only conversation word is
+// "context" on a tool whose own topic is a context (a kubectl context, a
+// browser context): the tool's object, not the chat.
+func (sc *scanner) ownContextWord(lower string) bool {
+	if sc.cur == nil || sc.cur.tool == nil || !sc.cur.topic()["context"] || !strings.Contains(lower, "context") {
+		return false
+	}
+	return lexOf(strings.ReplaceAll(lower, "context", "thing"))&fCtx == 0
 }

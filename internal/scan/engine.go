@@ -388,7 +388,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 			}
 		}
 		if ev != "" {
-			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at) || sc.protectiveOrLabel(r, sents, at)})
+			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at, sc.cur.ownMarkupFormat()) || sc.protectiveOrLabel(r, sents, at)})
 		}
 	}
 	if kg != 0 {
