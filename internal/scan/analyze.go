@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpsec/mcpsec/internal/keyword"
 )
@@ -247,16 +248,61 @@ func buildHints() *keyword.Index {
 			vs = append(vs, uint64(kinds[i]))
 		}
 	}
-	return keyword.New(ps, vs)
+	// The cue gates (cues.go) read the same lower-cased text: they share
+	// the automaton, with their bits in the second value word.
+	cps, cvs := cueGatePatterns()
+	his := make([]uint64, len(ps), len(ps)+len(cps))
+	ps = append(ps, cps...)
+	vs = append(vs, make([]uint64, len(cps))...)
+	his = append(his, cvs...)
+	return keyword.NewPair(ps, vs, his)
 }
 
 // rawHints returns the hint bits present in lower-cased text.
 func rawHints(lower string) int {
-	h := int(hintIndexOnce().UnionString(lower))
+	h, _ := lowerGates(lower)
+	return h
+}
+
+// lowerGates returns the raw-hint bits and the cue-gate bits of
+// lower-cased text, from one automaton pass.
+func lowerGates(lower string) (int, uint64) {
+	lo, c := hintIndexOnce().UnionPairString(lower)
+	h := int(lo)
 	if h&hintEnv != 0 && dotEnv.MatchString(lower) {
 		h |= hintFile
 	}
+	return h, c
+}
+
+// gatesOf is lowerGates remembered for the last text asked about: the
+// prefilter, the sensitive-path check and the cues of one sentence all
+// read the same string, and the automaton pass is done once for them.
+// The remembered string is kept referenced, so its address cannot be
+// reused by another string while it identifies the entry.
+func (sc *scanner) gatesOf(lower string) (int, uint64) {
+	if sc == nil {
+		return lowerGates(lower)
+	}
+	if m := &sc.gateMemo; m.ok && len(m.text) == len(lower) && unsafe.StringData(m.text) == unsafe.StringData(lower) {
+		return m.hints, m.cues
+	}
+	h, c := lowerGates(lower)
+	sc.gateMemo = gateMemo{text: lower, hints: h, cues: c, ok: true}
+	return h, c
+}
+
+func (sc *scanner) hintsOf(lower string) int {
+	h, _ := sc.gatesOf(lower)
 	return h
+}
+
+// gateMemo is one remembered lowerGates answer.
+type gateMemo struct {
+	text  string
+	hints int
+	cues  uint64
+	ok    bool
 }
 
 // hasSensitivePath spots paths of files that hold secrets.
@@ -589,7 +635,7 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if imperativeClause(sentence) {
 		f |= fImper
 	}
-	if strings.ContainsAny(lower, "~./") && hasSensitivePath(lower) {
+	if strings.ContainsAny(lower, "~./") && sc.hintsOf(lower)&hintFile != 0 {
 		f |= fFile | fSrc
 	}
 	if d := destination(lower); d != "" && !exampleDestination(lower, d) {

@@ -28,6 +28,8 @@ type scanner struct {
 	// unitHints are the raw-text hints of the text being analysed; they
 	// gate the per-sentence checks.
 	unitHints int
+	// gateMemo holds the automaton answer for the last text (gatesOf).
+	gateMemo gateMemo
 }
 
 // unit is one metadata string and where it sits.
@@ -217,7 +219,7 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
 		f |= fOtherTool | fForeignTool
 	}
-	h := rawHints(lower)
+	h := sc.hintsOf(lower)
 	sc.unitHints = h
 	f |= sc.intentUpperBound(h)
 	f |= sc.cueUpper(text, lower, server, tool)
