@@ -251,6 +251,14 @@ func buildHints() *keyword.Index {
 	// The cue gates (cues.go) read the same lower-cased text: they share
 	// the automaton, with their bits in the second value word.
 	cps, cvs := cueGatePatterns()
+	for _, v := range cvs {
+		if v&gateToolVerb != 0 {
+			panic("scan: a cue gate uses the bit of the tool-verb gate")
+		}
+	}
+	for _, p := range toolVerbPatterns() {
+		cps, cvs = append(cps, p), append(cvs, gateToolVerb)
+	}
 	his := make([]uint64, len(ps), len(ps)+len(cps))
 	ps = append(ps, cps...)
 	vs = append(vs, make([]uint64, len(cps))...)
@@ -630,8 +638,7 @@ func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool)
 
 // sentenceFeatures computes every feature of one sentence.
 func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) feature {
-	mtb := matchBytes(sentence)
-	f := lexFeatures(mtb)
+	mtb, f := sc.lexMatch(sentence)
 	if imperativeClause(sentence) {
 		f |= fImper
 	}

@@ -209,7 +209,7 @@ func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
 	if gPersona(h, l) {
 		f |= fModeSwitch
 	}
-	if gMass(h, l) || h&hintCue34 != 0 {
+	if gMass(h, l) || h&hintCue34 != 0 && (strings.Contains(l, "format ") || hasWordStart(l, "rm")) {
 		f |= fDestructDemand
 	}
 	if gTrigger(h, l) {
@@ -230,9 +230,7 @@ func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
 	if h&hintCue37 != 0 {
 		f |= fRead | fImper
 	}
-	if strings.Contains(text, "_") {
-		f |= fForeignTool | fInstead | fImper | fSelfRef
-	}
+	// Tool identifiers joined by "_" are bounded by toolRefUpper.
 	if gHook(h, l) {
 		f |= fSelfInsert
 	}

@@ -14,6 +14,9 @@ import (
 type Options struct {
 	// Lock, when set, adds drift findings against that lockfile.
 	Lock *Lockfile
+	// ungated examines every string and sentence, bypassing the
+	// prefilter: the tests compare the two engines.
+	ungated bool
 }
 
 // scanner holds what the rules need beyond one string: the names of every
@@ -28,8 +31,14 @@ type scanner struct {
 	// unitHints are the raw-text hints of the text being analysed; they
 	// gate the per-sentence checks.
 	unitHints int
-	// gateMemo holds the automaton answer for the last text (gatesOf).
+	// gateMemo holds the automaton answer for the last text (gatesOf),
+	// lexMemo the lexicon answer for the last sentence (lexMatch, whose
+	// buffer is mtBuf); scratch is per-sentence state of analyze.
 	gateMemo gateMemo
+	lexMemo  lexMemo
+	mtBuf    []byte
+	scratch  sentenceScratch
+	ungated  bool
 }
 
 // unit is one metadata string and where it sits.
@@ -45,7 +54,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 	for _, s := range c.Servers {
 		byServer[s.Name] = append(byServer[s.Name], s.ToolNames()...)
 	}
-	sc := &scanner{names: newNameIndex(byServer)}
+	sc := &scanner{names: newNameIndex(byServer), ungated: opts.ungated}
 	rep := Report{Servers: make([]ServerReport, 0, len(c.Servers))}
 	for _, s := range c.Servers {
 		var fs []Finding
@@ -208,61 +217,13 @@ func escapeSeg(s string) string {
 
 // mayMatch is the prefilter: one Aho-Corasick pass over the whole text
 // gives the lexicon features, and cheap checks over-approximate the
-// computed ones. Sentence features are subsets of these, so when no rule
-// could fire on the union, no rule fires on any sentence and the
+// computed ones (upper). Sentence features are subsets of these, so when
+// no rule could fire on the union, no rule fires on any sentence and the
 // per-sentence analysis is skipped. Most honest documentation stops here.
 func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
-	f := lexOf(text) | fNamedTarget | fSiblingOut
-	if imperativeClause(text) {
-		f |= fImper
-	}
-	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
-		f |= fOtherTool | fForeignTool
-	}
-	h := sc.hintsOf(lower)
+	h, gates := sc.gatesOf(lower)
 	sc.unitHints = h
-	f |= sc.intentUpperBound(h)
-	f |= sc.cueUpper(text, lower, server, tool)
-	if h&hintFile != 0 {
-		f |= fFile | fSrc
-	}
-	if h&hintDest != 0 || strings.Count(lower, ".") >= 3 {
-		f |= fDest
-	}
-	if h&hintRole != 0 {
-		f |= fRole
-	}
-	if h&hintImportant != 0 {
-		f |= fAuthority
-	}
-	if h&hintAppend != 0 {
-		f |= fAppendPos
-	}
-	if f&fDestruct != 0 {
-		f |= fDestructDemand
-	}
-	if hasLiteralCode(text) {
-		f |= fLiteral
-	}
-	if destructiveToolRef(text, tool) {
-		f |= fDestructTool
-	}
-	for _, r := range structuralRules[part] {
-		if f&r.All != r.All {
-			continue
-		}
-		ok := true
-		for _, g := range r.Any {
-			if f&g == 0 {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
+	return mayFire(sc.upper(text, lower, server, tool, lexOf(text), h, h, gates), part)
 }
 
 // subsume drops matches whose meaning a stronger match on the same text
@@ -321,25 +282,38 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		text = identWords.Replace(text)
 	}
 	lowerText := strings.ToLower(text)
-	if !sc.mayMatch(text, lowerText, part, server, tool) {
+	if !sc.mayMatch(text, lowerText, part, server, tool) && !sc.ungated {
 		return nil
 	}
 	spans := sentenceSpans(text)
 	sents := make([]string, len(spans))
+	lowers := make([]string, len(spans))
 	feats := make([]feature, len(spans))
 	sameOffsets := len(lowerText) == len(text)
 	for i, sp := range spans {
 		s := text[sp[0]:sp[1]]
 		sents[i] = s
-		lower := ""
 		if sameOffsets {
 			// Take the same span of the lower-cased text instead of
 			// lower-casing again.
-			lower = lowerText[sp[0]:sp[1]]
+			lowers[i] = lowerText[sp[0]:sp[1]]
 		} else {
-			lower = strings.ToLower(s)
+			lowers[i] = strings.ToLower(s)
 		}
-		feats[i] = sc.sentenceFeatures(s, lower, server, tool)
+	}
+	if len(sents) == 1 || sc.ungated {
+		for i, s := range sents {
+			feats[i] = sc.sentenceFeatures(s, lowers[i], server, tool)
+		}
+	} else {
+		// Only sentences a rule could fire on are examined.
+		rel := sc.relevantSentences(sents, lowers, part, server, tool, sc.unitHints)
+		for i, s := range sents {
+			if rel[i] {
+				sc.seed(i, s, lowers[i])
+				feats[i] = sc.sentenceFeatures(s, lowers[i], server, tool)
+			}
+		}
 	}
 	// Named objects matter only next to a destructive order, which may sit
 	// in the neighbouring sentence; look for them only there.
