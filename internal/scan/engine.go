@@ -223,7 +223,33 @@ func escapeSeg(s string) string {
 func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	h, gates := sc.gatesOf(lower)
 	sc.unitHints = h
-	return mayFire(sc.upper(text, lower, server, tool, lexOf(text), h, h, gates), part)
+	f := sc.upperCheap(text, lower, server, tool, lexOf(text), h, h)
+	if !mayFire(f|costlyBits, part) {
+		return false
+	}
+	// The costly checks, cheapest first: after each, the text is dropped
+	// as soon as no rule could fire even with every feature the remaining
+	// checks can add. (upperCostly is the same bound in one piece.)
+	f |= sc.toolRefUpper(text, lower, tool, f, h, gates)
+	if hasLiteralCode(text) {
+		f |= fLiteral
+	}
+	if destructiveToolRef(text, tool) {
+		f |= fDestructTool
+	}
+	if !mayFire(f|fImper|fOtherTool|fForeignTool, part) {
+		return false
+	}
+	if imperativeClause(text) {
+		f |= fImper
+	}
+	if !mayFire(f|fOtherTool|fForeignTool, part) {
+		return false
+	}
+	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
+		f |= fOtherTool | fForeignTool
+	}
+	return mayFire(f, part)
 }
 
 // subsume drops matches whose meaning a stronger match on the same text

@@ -19,13 +19,19 @@ import (
 // raw hints of text itself, unitH those of the whole string (the engine
 // gates some checks of every sentence on the whole string's hints).
 func (sc *scanner) upper(text, lower, server, tool string, lex feature, h, unitH int, gates uint64) feature {
+	f := sc.upperCheap(text, lower, server, tool, lex, h, unitH)
+	return f | sc.upperCostly(text, lower, server, tool, f, h, gates)
+}
+
+// costlyBits are the features only upperCostly adds: a bound without
+// them that no rule can fire on, even with all of them added, needs no
+// costly checks.
+const costlyBits = fImper | fOtherTool | fForeignTool | fLiteral | fDestructTool | fInstead | fSelfRef
+
+// upperCheap is the part of the bound that comes from the automaton
+// passes and the cue gates.
+func (sc *scanner) upperCheap(text, lower, server, tool string, lex feature, h, unitH int) feature {
 	f := lex | fNamedTarget | fSiblingOut
-	if imperativeClause(text) {
-		f |= fImper
-	}
-	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
-		f |= fOtherTool | fForeignTool
-	}
 	f |= sc.intentUpperBound(unitH)
 	f |= sc.cueUpper(text, lower, server, tool)
 	if h&hintFile != 0 {
@@ -46,13 +52,26 @@ func (sc *scanner) upper(text, lower, server, tool string, lex feature, h, unitH
 	if f&fDestruct != 0 {
 		f |= fDestructDemand
 	}
+	return f
+}
+
+// upperCostly is the part of the bound that reads the text word by word;
+// it adds only costlyBits.
+func (sc *scanner) upperCostly(text, lower, server, tool string, f feature, h int, gates uint64) feature {
+	var u feature
+	if imperativeClause(text) {
+		u |= fImper
+	}
+	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
+		u |= fOtherTool | fForeignTool
+	}
 	if hasLiteralCode(text) {
-		f |= fLiteral
+		u |= fLiteral
 	}
 	if destructiveToolRef(text, tool) {
-		f |= fDestructTool
+		u |= fDestructTool
 	}
-	return f | sc.toolRefUpper(text, lower, tool, f, h, gates)
+	return u | sc.toolRefUpper(text, lower, tool, f, h, gates)
 }
 
 // toolRefUpper bounds what cues find about tool identifiers joined by
