@@ -2,7 +2,7 @@ package scan
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -161,18 +161,24 @@ func collectStrings(units []unit, part, path string, v any) []unit {
 			units = append(units, unit{part, path, x})
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		// Small objects sort their keys in a buffer on the stack.
+		var buf [8]string
+		keys := buf[:0]
 		for k := range x {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
+		slices.Sort(keys)
 		isProps := strings.HasSuffix(path, "/properties") || strings.HasSuffix(path, "/$defs") || strings.HasSuffix(path, "/definitions")
 		for _, k := range keys {
+			v, isStr := x[k].(string)
+			if !isProps && isStr && (v == "" || schemaKeyword(k, v)) {
+				continue // nothing to gather, so no path to build
+			}
 			p := path + "/" + escapeSeg(k)
 			if isProps {
 				units = append(units, unit{"name", p, k})
 			}
-			if v, ok := x[k].(string); ok && schemaKeyword(k, v) {
+			if isStr && schemaKeyword(k, v) {
 				continue
 			}
 			units = collectStrings(units, part, p, x[k])
