@@ -44,22 +44,28 @@ func TestTrialIDsAreStableAndUnique(t *testing.T) {
 	}
 }
 
+// assertPartition fails t unless the shards select every trial exactly
+// once between them.
+func assertPartition(t *testing.T, trials []trial.Trial, shards []Shard) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, sh := range shards {
+		for _, tr := range Select(trials, sh, 0, 0) {
+			seen[tr.ID]++
+		}
+	}
+	if len(seen) != len(trials) {
+		t.Fatalf("the shards ran %d distinct trials of %d", len(seen), len(trials))
+	}
+	for id, c := range seen {
+		if c != 1 {
+			t.Fatalf("trial %s ran in %d shards", id, c)
+		}
+	}
+}
+
 func TestShardsPartitionTheGrid(t *testing.T) {
-	all := DefaultGrid().Expand()
-	got := map[string]int{}
-	for i := 1; i <= 3; i++ {
-		for _, tr := range Select(all, Shard{i, 3}, 0, 0) {
-			got[tr.ID]++
-		}
-	}
-	if len(got) != len(all) {
-		t.Fatalf("shards cover %d of %d trials", len(got), len(all))
-	}
-	for id, n := range got {
-		if n != 1 {
-			t.Fatalf("trial %s in %d shards", id, n)
-		}
-	}
+	assertPartition(t, DefaultGrid().Expand(), []Shard{{1, 3}, {2, 3}, {3, 3}})
 }
 
 func TestLimitSamplesRoundRobin(t *testing.T) {
@@ -192,9 +198,10 @@ func TestFreshRunRefusesNonEmptyDir(t *testing.T) {
 	}
 }
 
-func TestMergeShards(t *testing.T) {
-	g := smallGrid()
-	base := t.TempDir()
+// sweepTwoShards sweeps g as shards 1/2 and 2/2, each into its own
+// directory under base, and returns those directories.
+func sweepTwoShards(t *testing.T, g Grid, base string) []string {
+	t.Helper()
 	var dirs []string
 	for i := 1; i <= 2; i++ {
 		d := filepath.Join(base, "s"+string(rune('0'+i)))
@@ -203,6 +210,13 @@ func TestMergeShards(t *testing.T) {
 		}
 		dirs = append(dirs, d)
 	}
+	return dirs
+}
+
+func TestMergeShards(t *testing.T) {
+	g := smallGrid()
+	base := t.TempDir()
+	dirs := sweepTwoShards(t, g, base)
 	out := filepath.Join(base, "all")
 	n, err := Merge(out, dirs)
 	if err != nil {

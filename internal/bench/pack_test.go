@@ -78,14 +78,7 @@ func TestSweepPacksTracesOneFilePerWorker(t *testing.T) {
 func TestMergedRunReadsEveryPackedTrace(t *testing.T) {
 	g := smallGrid()
 	base := t.TempDir()
-	var dirs []string
-	for i := 1; i <= 2; i++ {
-		d := filepath.Join(base, "s"+string(rune('0'+i)))
-		if _, err := Sweep(context.Background(), Options{Grid: g, Out: d, Shard: Shard{i, 2}}); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, d)
-	}
+	dirs := sweepTwoShards(t, g, base)
 	out := filepath.Join(base, "all")
 	if _, err := Merge(out, dirs); err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func (b *Bucket) Wait(ctx context.Context, n float64) error {
 		}
 		wait := time.Duration((need - b.tokens) / b.perSec * float64(time.Second))
 		b.mu.Unlock()
-		if err := sleep(ctx, max(wait, time.Millisecond)); err != nil {
+		if err := model.Sleep(ctx, max(wait, time.Millisecond)); err != nil {
 			return err
 		}
 	}
@@ -116,22 +116,7 @@ func (p *Pacer) Wait(ctx context.Context) error {
 	}
 	p.next = slot.Add(p.interval)
 	p.mu.Unlock()
-	return sleep(ctx, slot.Sub(now))
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return model.Sleep(ctx, slot.Sub(now))
 }
 
 // Limiter holds one provider's request pacer and token bucket.

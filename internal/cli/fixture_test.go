@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/payload"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // TestFixtureHelperProcess is not a test: it is mcpsec itself when the
@@ -251,26 +251,7 @@ func TestFixtureServeHTTP(t *testing.T) {
 		p := payload.Default(payload.ClassSchemaField, payload.ObjectiveArgTamper)
 		cmd := helperCmd(t, "fixture", "serve", "--server", "poisoned", "--class", "schema_field", "--objective", "arg_tamper",
 			"--tools", "add_note", "--http", "127.0.0.1:0")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-		lines := make(chan string, 1)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			if sc.Scan() {
-				lines <- sc.Text()
-			}
-			_, _ = io.Copy(io.Discard, stdout)
-		}()
-		url := waitFor(t, lines, "the endpoint URL")
+		url := testkit.ServeURL(t, cmd)
 		cs := connectClient(t, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 		defer cs.Close()
 		b, err := json.Marshal(toolByName(t, cs, fixture.ToolAddNote).InputSchema)

@@ -177,7 +177,7 @@ func runProxy(cmd *cobra.Command, env *Env, pf proxyFlags, args []string) error 
 		fmt.Fprintf(env.Stderr, "mcpsec proxy: offering %d tool(s) from %d upstream server(s)\n", len(p.Offered()), len(srcs))
 	}()
 	if ln == nil {
-		return serveStdioServer(ctx, env, p.Server())
+		return serveStdioProxy(ctx, env, p)
 	}
 	fmt.Fprintln(env.Stdout, "http://"+ln.Addr().String()+"/mcp")
 	return serveHTTP(ctx, "mcpsec proxy", p.Server(), ln)
@@ -394,11 +394,12 @@ func proxySeams(cmd *cobra.Command, pf proxyFlags, pol *proxy.Policy, srcs []mcp
 	return s, &sev, nil
 }
 
-// serveStdioServer serves the proxy on stdin/stdout over mcpconn's stdio
+// serveStdioProxy serves the proxy on stdin/stdout over mcpconn's stdio
 // framing, which decodes each message once (the SDK's IOTransport costs
-// three 32 KiB decoder buffers per message, on every call).
-func serveStdioServer(ctx context.Context, env *Env, srv *mcp.Server) error {
-	err := srv.Run(ctx, mcpconn.ServerTransport(env.Stdin, env.Stdout, 0))
+// three 32 KiB decoder buffers per message, on every call), with
+// tools/call taking the proxy's short way past the SDK's server.
+func serveStdioProxy(ctx context.Context, env *Env, p *proxy.Proxy) error {
+	err := p.ServeStdio(ctx, env.Stdin, env.Stdout)
 	// A client closing stdin, or an interrupt, is the normal end.
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -195,17 +195,8 @@ func TestScanSARIFRequired(t *testing.T) {
 // TestScanLiveOfficialServer scans the official memory server over stdio,
 // started by --stdio and by a client config with --allow-exec.
 func TestScanLiveOfficialServer(t *testing.T) {
-	script, err := filepath.Abs(filepath.Join("..", "..", "interop", "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("official server-memory missing (%v): run `make test` (npm ci in interop/)", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node not on PATH: %v", err)
-	}
+	memory := testkit.OfficialServer(t, "server-memory")
+	node, script := memory[0], memory[1]
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "mcp.json")
 	cfgBody, _ := json.Marshal(map[string]any{"servers": map[string]any{"memory": map[string]any{

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsec/mcpsec/internal/agent"
+	"github.com/mcpsec/mcpsec/internal/catalog"
 )
 
 // Provenance markers. They tell the model which text came from a server
@@ -73,7 +74,8 @@ func MetaFilter() agent.ToolTransform {
 				t.Def.Title = kept
 			}
 			if t.Def.InputSchema != nil {
-				schema, _ := deepCopy(t.Def.InputSchema).(map[string]any)
+				// A copy: pinning keeps the original.
+				schema := catalog.CloneObject(t.Def.InputSchema)
 				filterSchema(schema, t.Server, note)
 				t.Def.InputSchema = schema
 			}
@@ -157,24 +159,4 @@ func filterSchema(node map[string]any, server string, note func([]Removal)) {
 			}
 		}
 	}
-}
-
-// deepCopy copies decoded JSON so that rewriting a schema never touches
-// the caller's copy (pinning keeps the originals).
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/mcpsec/mcpsec/internal/payload"
 )
 
-// connect lists a real fixture server over the SDK's in-memory transport.
+// connect serves srv over the MCP SDK's in-memory transport and returns
+// a client session to it; both ends close when t ends.
 func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
@@ -22,26 +23,38 @@ func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
 	if err != nil {
 		t.Fatalf("server connect: %v", err)
 	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "filter-test", Version: "0"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "defense-test", Version: "0"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatalf("client connect: %v", err)
 	}
-	t.Cleanup(func() { cs.Close() })
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
 	return cs
 }
 
+// resultText joins the text blocks of a tool result, as the agent reads it.
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// listAsAgentTools lists server's tools over cs as the agent is offered
+// them.
 func listAsAgentTools(t *testing.T, cs *mcp.ClientSession, server string) []agent.Tool {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
-		t.Fatalf("tools/list: %v", err)
+		t.Fatalf("server %s: tools/list: %v", server, err)
 	}
 	var out []agent.Tool
 	for _, tl := range res.Tools {
 		def, err := catalog.FromAny(tl)
 		if err != nil {
-			t.Fatalf("tool %s: %v", tl.Name, err)
+			t.Fatalf("server %s: tool %s: %v", server, tl.Name, err)
 		}
 		out = append(out, agent.Tool{Server: server, ModelName: def.Name, Def: def})
 	}
@@ -84,13 +97,7 @@ func TestFixtureBenignTrafficPasses(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.tool, err)
 		}
-		var b strings.Builder
-		for _, ct := range res.Content {
-			if tc, ok := ct.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		in := agent.Result{Text: b.String(), IsError: res.IsError}
+		in := agent.Result{Text: resultText(res), IsError: res.IsError}
 		if in.Text == "" {
 			t.Fatalf("%s: empty result", c.tool)
 		}

@@ -3,13 +3,11 @@ package defense
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsec/mcpsec/internal/agent"
-	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/payload"
 	"github.com/mcpsec/mcpsec/internal/task"
@@ -27,7 +25,6 @@ type fixtureWorld struct {
 
 func newFixtureWorld(t *testing.T, tk *task.Task, arm string, attack *fixture.Attack) *fixtureWorld {
 	t.Helper()
-	ctx := context.Background()
 	fw := &fixtureWorld{world: fixture.NewWorld(), sessions: map[string]*mcp.ClientSession{}}
 	for _, decl := range tk.Servers {
 		cfg := fixture.ServerConfig{Name: decl.Name, Tools: decl.Tools}
@@ -38,16 +35,7 @@ func newFixtureWorld(t *testing.T, tk *task.Task, arm string, attack *fixture.At
 		if err != nil {
 			t.Fatalf("server %s: %v", decl.Name, err)
 		}
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatalf("server %s: connect: %v", decl.Name, err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "defense-test", Version: "0"}, nil).Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatalf("client %s: connect: %v", decl.Name, err)
-		}
-		t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
+		cs := connect(t, srv)
 		fw.sessions[decl.Name] = cs
 		fw.order = append(fw.order, decl.Name)
 	}
@@ -60,17 +48,7 @@ func (fw *fixtureWorld) relist(t *testing.T) {
 	t.Helper()
 	var all []agent.Tool
 	for _, name := range fw.order {
-		res, err := fw.sessions[name].ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatalf("server %s: tools/list: %v", name, err)
-		}
-		for _, mt := range res.Tools {
-			d, err := catalog.FromAny(mt)
-			if err != nil {
-				t.Fatalf("server %s: tool %s: %v", name, mt.Name, err)
-			}
-			all = append(all, agent.Tool{Server: name, ModelName: d.Name, Def: d})
-		}
+		all = append(all, listAsAgentTools(t, fw.sessions[name], name)...)
 	}
 	fw.offered = fw.tr.list(all)
 }
@@ -99,13 +77,7 @@ func (fw *fixtureWorld) run(t *testing.T, id string, c task.Call) (agent.Decisio
 	if err != nil {
 		t.Fatalf("tools/call %s: %v", c.Tool, err)
 	}
-	var text strings.Builder
-	for _, ct := range res.Content {
-		if tc, ok := ct.(*mcp.TextContent); ok {
-			text.WriteString(tc.Text)
-		}
-	}
-	fw.tr.deliver(ac, text.String())
+	fw.tr.deliver(ac, resultText(res))
 	return d, true
 }
 

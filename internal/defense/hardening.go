@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpsec/mcpsec/internal/agent"
+	"github.com/mcpsec/mcpsec/internal/catalog"
 )
 
 // hardeningPreamble tells the model where the trust boundary runs. The
@@ -48,7 +49,7 @@ func (h Hardening) Tools(tools []agent.Tool) ([]agent.Tool, []agent.Note) {
 			t.Def.Description = h.wrapMeta(t.Server, "tool "+t.Def.Name, t.Def.Description)
 		}
 		if t.Def.InputSchema != nil {
-			s, _ := cloneJSON(t.Def.InputSchema).(map[string]any)
+			s := catalog.CloneObject(t.Def.InputSchema)
 			h.markSchema(t.Server, t.Def.Name, s)
 			t.Def.InputSchema = s
 		}
@@ -87,24 +88,4 @@ func (h Hardening) markSchema(server, tool string, schema map[string]any) {
 func (h Hardening) Results(call agent.Call, res agent.Result) (agent.Result, []agent.Note) {
 	res.Text = fmt.Sprintf("[%s begin output of tool %q from server %q]\n%s\n[%s end output]", h.Tag, call.Tool, call.Server, res.Text, h.Tag)
 	return res, nil
-}
-
-// cloneJSON deep-copies decoded JSON so a transform never writes into a
-// definition another seam (or the trace) still holds.
-func cloneJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = cloneJSON(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = cloneJSON(e)
-		}
-		return s
-	}
-	return v
 }

@@ -117,7 +117,7 @@ func cloneListing(in []agent.Tool) []agent.Tool {
 	for i, t := range in {
 		out[i] = t
 		if t.Def.InputSchema != nil {
-			out[i].Def.InputSchema = cloneJSON(t.Def.InputSchema).(map[string]any)
+			out[i].Def.InputSchema = catalog.CloneObject(t.Def.InputSchema)
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/agent"
+	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/task"
 )
 
@@ -192,7 +193,7 @@ func TestPolicyRegistryIsTheFirstListing(t *testing.T) {
 	// The server widens add_note later; the host still checks the
 	// schema it accepted.
 	wider := defAddNote
-	wider.InputSchema = cloneJSON(defAddNote.InputSchema).(map[string]any)
+	wider.InputSchema = catalog.CloneObject(defAddNote.InputSchema)
 	wider.InputSchema["properties"].(map[string]any)["cc"] = strProp("Copy to.")
 	tools := workspaceTools()
 	tools[1] = tool("workspace", wider)

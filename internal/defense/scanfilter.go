@@ -32,12 +32,37 @@ var defaultScanner ToolScanner = func(server string, t catalog.Tool) []string {
 
 // ScanFilter withholds from the model every tool the scanner flags. It
 // runs on every listing, so a definition that changes later (a rug pull
-// announced with list_changed) is judged again; verdicts are cached by
-// full-definition fingerprint, so unchanged tools are not rescanned.
+// announced with list_changed) is judged again; unchanged tools are not
+// rescanned (JudgeOnce).
 func ScanFilter(scanner ToolScanner) agent.ToolTransform {
+	return JudgeOnce(func(t agent.Tool) Verdict {
+		rules := scanner(t.Server, t.Def)
+		if len(rules) == 0 {
+			return Verdict{Keep: true}
+		}
+		return Verdict{Notes: []agent.Note{{Seam: SeamTools, Kind: NoteScanDrop, Tool: t.Def.Name, Rule: rules[0],
+			Detail: t.Server + "/" + t.Def.Name + " flagged by " + strings.Join(rules, ", ")}}}
+	})
+}
+
+// Verdict is what a tool judge decides about one definition: whether it
+// is offered, as Def when the judge rewrote it (nil: as listed), and the
+// notes that explain it.
+type Verdict struct {
+	Keep  bool
+	Def   *catalog.Tool
+	Notes []agent.Note
+}
+
+// JudgeOnce turns a judge of one definition into a tool transform that
+// runs on every listing but judges each definition once: verdicts are
+// kept by server and full-definition fingerprint, so a definition that
+// changes (a rug pull) is judged again and an unchanged one is not, and
+// a verdict's notes are given the first time only. The scan arms of the
+// benchmark and of the proxy are both made of it.
+func JudgeOnce(judge func(agent.Tool) Verdict) agent.ToolTransform {
 	var mu sync.Mutex
-	verdicts := map[string][]string{} // server + fingerprint -> flagging rules
-	noted := map[string]bool{}
+	verdicts := map[string]Verdict{} // server + fingerprint
 	return func(tools []agent.Tool) ([]agent.Tool, []agent.Note) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -45,20 +70,19 @@ func ScanFilter(scanner ToolScanner) agent.ToolTransform {
 		var notes []agent.Note
 		for _, t := range tools {
 			key := t.Server + "\x00" + catalog.Fingerprint(t.Def)
-			rules, ok := verdicts[key]
+			v, ok := verdicts[key]
 			if !ok {
-				rules = scanner(t.Server, t.Def)
-				verdicts[key] = rules
+				v = judge(t)
+				notes = append(notes, v.Notes...)
+				verdicts[key] = v
 			}
-			if len(rules) == 0 {
-				out = append(out, t)
+			if !v.Keep {
 				continue
 			}
-			if !noted[key] {
-				noted[key] = true
-				notes = append(notes, agent.Note{Seam: SeamTools, Kind: NoteScanDrop, Tool: t.Def.Name, Rule: rules[0],
-					Detail: t.Server + "/" + t.Def.Name + " flagged by " + strings.Join(rules, ", ")})
+			if v.Def != nil {
+				t.Def = *v.Def
 			}
+			out = append(out, t)
 		}
 		return out, notes
 	}

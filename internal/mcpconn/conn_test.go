@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // connectInMemory serves srv over an in-memory pipe and connects to it.
@@ -80,7 +80,7 @@ func TestWellBehavedServer(t *testing.T) {
 	}
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			checkGoroutines(t)
+			testkit.CheckGoroutines(t)
 			c := tr.connect(t)
 			ctx := context.Background()
 
@@ -169,7 +169,7 @@ func TestWellBehavedServer(t *testing.T) {
 }
 
 func TestMissingCapabilitiesListEmpty(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tools-only", Version: "0"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "only", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{}, nil
@@ -191,7 +191,7 @@ func TestMissingCapabilitiesListEmpty(t *testing.T) {
 }
 
 func TestStdioCloseReapsProcess(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	c := connectStdio(t, "echo", mcpconn.DefaultOptions())
 	pid := c.Pid()
 	if pid <= 0 {
@@ -206,11 +206,11 @@ func TestStdioCloseReapsProcess(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	assertGone(t, pid)
+	testkit.AssertReaped(t, pid)
 }
 
 func TestStderrIsBounded(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	opts := mcpconn.DefaultOptions()
 	opts.StderrLimit = 4096
 	c := connectStdio(t, "spew", opts)
@@ -230,7 +230,7 @@ func TestStderrIsBounded(t *testing.T) {
 }
 
 func TestListChangedCoalesces(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	srv := echoServer()
 	c := connectInMemory(t, "mem", srv, mcpconn.DefaultOptions())
 	for i := range 5 {
@@ -283,7 +283,7 @@ func TestProtocolVersion(t *testing.T) {
 }
 
 func TestSessionKeepsServerIdentity(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	a := connectInMemory(t, "alpha", echoServer(), mcpconn.DefaultOptions())
 	b := connectStdio(t, "echo", mcpconn.DefaultOptions())
 	s := mcpconn.NewSession()
@@ -315,11 +315,11 @@ func TestSessionKeepsServerIdentity(t *testing.T) {
 	if len(s.Conns()) != 0 {
 		t.Errorf("session still holds connections after Close")
 	}
-	assertGone(t, pid)
+	testkit.AssertReaped(t, pid)
 }
 
 func TestConnectBadSource(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	cases := []struct {
 		name string
 		src  mcpconn.Source
@@ -362,16 +362,4 @@ func waitStderr(c *mcpconn.Conn, done func(string) bool) string {
 		time.Sleep(25 * time.Millisecond)
 	}
 	return got
-}
-
-// assertGone waits for pid to disappear; it must already have been reaped.
-func assertGone(t *testing.T, pid int) {
-	t.Helper()
-	for range 2400 { // a bound far beyond any machine's need; ends as soon as the condition holds
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Errorf("process %d still exists after Close", pid)
 }

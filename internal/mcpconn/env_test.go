@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 func TestServerEnv(t *testing.T) {
@@ -43,7 +44,7 @@ func TestServerEnv(t *testing.T) {
 // its environment: a provider key set in ours must not reach it unless
 // passed by name.
 func TestStdioServerGetsNoCredential(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	const sentinel = "sk-ant-api03-canary-mcpsec-test-not-a-key"
 	t.Setenv("ANTHROPIC_API_KEY", sentinel)
 	t.Setenv("LC_MESSAGES", "C")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // TestHostileServers points the client at every faulty mode and checks it
@@ -49,7 +50,7 @@ func TestHostileServers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.mode, func(t *testing.T) {
-			checkGoroutines(t)
+			testkit.CheckGoroutines(t)
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
 
@@ -104,7 +105,7 @@ func TestHostileServers(t *testing.T) {
 			}
 
 			pid := readPid(t, pidFile)
-			assertGone(t, pid)
+			testkit.AssertReaped(t, pid)
 
 			// A 100 MB line must not be buffered: the heap may grow by the
 			// message cap and change, not by the line.
@@ -134,7 +135,7 @@ func readPid(t *testing.T, file string) int {
 // within what the SDK itself accepts) is rejected before the SDK decodes
 // it, and the session stays usable.
 func TestDeepResultFailsOnlyThatCall(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	srv := echoServer()
 	srv.AddTool(&mcp.Tool{Name: "deep", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var v any = "bottom"
@@ -159,7 +160,7 @@ func TestDeepResultFailsOnlyThatCall(t *testing.T) {
 // ends a call that is waiting on a hung server instead of leaving it to
 // its timeout.
 func TestCloseInterruptsPendingCall(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	cmd, env := selfCommand("faulty:" + fixture.FaultyHang)
 	c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: "hung", Command: cmd, Env: env}, mcpconn.DefaultOptions())
 	if err != nil {
@@ -186,14 +187,14 @@ func TestCloseInterruptsPendingCall(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("pending call still blocked after Close")
 	}
-	assertGone(t, pid)
+	testkit.AssertReaped(t, pid)
 }
 
 // TestCancelledCallReachesServer: a tools/call the caller gives up on
 // is cancelled at the server too (notifications/cancelled naming its
 // request), and the connection goes on serving calls.
 func TestCancelledCallReachesServer(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	srv := echoServer()
 	started, stopped := make(chan struct{}), make(chan error, 1)
 	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

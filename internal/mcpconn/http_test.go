@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // TestHTTPFailures: streamable-HTTP endpoints that are gone, answer with
@@ -52,7 +53,7 @@ func TestHTTPFailures(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkGoroutines(t)
+			testkit.CheckGoroutines(t)
 			url := closedURL
 			if h, ok := handlers[tc.name]; ok {
 				hs := httptest.NewServer(h)
@@ -81,7 +82,7 @@ func TestHTTPFailures(t *testing.T) {
 // never answers the DELETE that ends it must not hold Close (or leave a
 // request goroutine behind).
 func TestHTTPCloseWithSilentServer(t *testing.T) {
-	checkGoroutines(t)
+	testkit.CheckGoroutines(t)
 	srv := echoServer()
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,41 +1,17 @@
 package mcpconn_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
-
-// interopDir locates interop/ and fails (never skips) when the pinned npm
-// packages are not installed: `make test` installs them with npm ci.
-func interopDir(t testing.TB) (node, dir string) {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "interop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Fatalf("interop npm packages are missing (%v): run `make test`, which runs npm ci in interop/", err)
-	}
-	node, err = exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH (%v): the interop tests need Node.js to run the official TypeScript MCP packages", err)
-	}
-	return node, dir
-}
-
-func officialServer(t testing.TB, pkg string, args ...string) []string {
-	node, dir := interopDir(t)
-	return append([]string{node, filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")}, args...)
-}
 
 // TestInteropOfficialServers: our Go client lists and calls tools of the
 // official TypeScript reference servers over stdio.
@@ -57,31 +33,31 @@ func TestInteropOfficialServers(t *testing.T) {
 		wantText  string
 	}{
 		{
-			name: "everything", cmd: officialServer(t, "server-everything", "stdio"),
+			name: "everything", cmd: testkit.OfficialServer(t, "server-everything", "stdio"),
 			wantProto: "2025-11-25",
 			wantTools: []string{"echo", "get-sum", "get-tiny-image"},
 			call:      "echo", args: `{"message":"hello from mcpsec"}`, wantText: "Echo: hello from mcpsec",
 		},
 		{
-			name: "everything offered the 2026 draft", cmd: officialServer(t, "server-everything", "stdio"),
+			name: "everything offered the 2026 draft", cmd: testkit.OfficialServer(t, "server-everything", "stdio"),
 			version: "2026-07-28", wantProto: "2025-11-25",
 			wantTools: []string{"echo", "get-sum"},
 			call:      "get-sum", args: `{"a":2,"b":40}`, wantText: "The sum of 2 and 40 is 42.",
 		},
 		{
-			name: "everything at 2025-06-18", cmd: officialServer(t, "server-everything", "stdio"),
+			name: "everything at 2025-06-18", cmd: testkit.OfficialServer(t, "server-everything", "stdio"),
 			version: "2025-06-18", wantProto: "2025-06-18",
 			wantTools: []string{"echo"},
 			call:      "echo", args: `{"message":"old"}`, wantText: "Echo: old",
 		},
 		{
-			name: "filesystem", cmd: officialServer(t, "server-filesystem", fsRoot),
+			name: "filesystem", cmd: testkit.OfficialServer(t, "server-filesystem", fsRoot),
 			wantProto: "2025-11-25",
 			wantTools: []string{"read_text_file", "list_allowed_directories", "write_file"},
 			call:      "read_text_file", args: `{"path":` + jsonString(filepath.Join(fsRoot, "note.txt")) + `}`, wantText: "defanged fixture note",
 		},
 		{
-			name: "memory", cmd: officialServer(t, "server-memory"), env: []string{"MEMORY_FILE_PATH=" + memFile},
+			name: "memory", cmd: testkit.OfficialServer(t, "server-memory"), env: []string{"MEMORY_FILE_PATH=" + memFile},
 			wantProto: "2025-11-25",
 			wantTools: []string{"create_entities", "read_graph", "search_nodes"},
 			call:      "read_graph", args: `{}`, wantText: `"entities"`,
@@ -89,7 +65,7 @@ func TestInteropOfficialServers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkGoroutines(t)
+			testkit.CheckGoroutines(t)
 			opts := mcpconn.DefaultOptions()
 			if tc.version != "" {
 				opts.ProtocolVersion = tc.version
@@ -158,52 +134,11 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// tsProbe is what interop/ts_client.mjs prints.
-type tsProbe struct {
-	Server struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	} `json:"server"`
-	Instructions string `json:"instructions"`
-	Tools        []struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	} `json:"tools"`
-	Calls []struct {
-		Name    string `json:"name"`
-		Text    string `json:"text"`
-		IsError bool   `json:"isError"`
-	} `json:"calls"`
-}
-
-// runTSClient drives a server command with the official TypeScript client.
-func runTSClient(t *testing.T, env []string, calls [][2]string, server ...string) tsProbe {
-	t.Helper()
-	node, dir := interopDir(t)
-	args := []string{filepath.Join(dir, "ts_client.mjs")}
-	for _, c := range calls {
-		args = append(args, "--call", c[0], c[1])
-	}
-	args = append(append(args, "--"), server...)
-	cmd := exec.Command(node, args...)
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ts_client: %v\nstderr: %s", err, stderr.String())
-	}
-	var p tsProbe
-	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
-		t.Fatalf("ts_client output %q: %v", stdout.String(), err)
-	}
-	return p
-}
-
 // TestInteropTSClientAgainstGoServer: the official TypeScript client
 // lists and calls tools of a go-sdk server we run over stdio.
 func TestInteropTSClientAgainstGoServer(t *testing.T) {
 	cmd, env := selfCommand("echo")
-	p := runTSClient(t, env, [][2]string{{"echo", `{"text":"from TypeScript"}`}, {"add", `{"a":20,"b":22}`}, {"fail", `{}`}}, cmd...)
+	p := testkit.TSClient(t, nil, env, [][2]string{{"echo", `{"text":"from TypeScript"}`}, {"add", `{"a":20,"b":22}`}, {"fail", `{}`}}, cmd...)
 	if p.Server.Name != "echo-test" || p.Server.Version != "1.2.3" || p.Instructions != "Use echo to hear yourself." {
 		t.Errorf("server identity seen by the TS client: %+v / %q", p.Server, p.Instructions)
 	}

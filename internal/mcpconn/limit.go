@@ -8,6 +8,8 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpsec/mcpsec/internal/catalog"
 )
 
 // errLineTooLong is what lineReader returns once a line outgrows its
@@ -154,22 +156,12 @@ func jsonComplete(data []byte) bool {
 // passes it (completeness is then not known and reported false).
 func scanJSON(data []byte, limit int) (maxDepth int, complete bool) {
 	depth := 0
-	inStr, esc := false, false
+	var strs catalog.JSONStrings
 	for _, c := range data {
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
+		if strs.Skip(c) {
 			continue
 		}
 		switch c {
-		case '"':
-			inStr = true
 		case '{', '[':
 			depth++
 			if depth > maxDepth {
@@ -182,5 +174,5 @@ func scanJSON(data []byte, limit int) (maxDepth int, complete bool) {
 			depth--
 		}
 	}
-	return maxDepth, !inStr && depth <= 0
+	return maxDepth, !strs.Open() && depth <= 0
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -135,25 +133,4 @@ func echoServer() *mcp.Server {
 // selfCommand runs this test binary as the named server.
 func selfCommand(mode string) ([]string, []string) {
 	return []string{os.Args[0]}, append(os.Environ(), envServer+"="+mode)
-}
-
-// checkGoroutines fails the test if goroutines started during it are
-// still running once it ends (after a settle period: closing pipes and
-// contexts takes the runtime a moment to unwind).
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		var now int
-		for range 2400 { // a bound far beyond any machine's need; ends as soon as the condition holds
-			now = runtime.NumGoroutine()
-			if now <= before {
-				return
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
-		buf := make([]byte, 1<<20)
-		n := runtime.Stack(buf, true)
-		t.Errorf("goroutine leak: %d before, %d after\n%s", before, now, buf[:n])
-	})
 }

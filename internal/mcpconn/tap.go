@@ -1,6 +1,7 @@
 package mcpconn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -237,7 +238,7 @@ func (t *tapConn) callDirect(ctx context.Context, slot *rawSlot, method string, 
 	if err != nil {
 		return err
 	}
-	if err := t.inner.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
+	if err := t.writeCall(ctx, id, method, params); err != nil {
 		if !t.release(slot) {
 			<-slot.done // the read side took it: let it finish with slot
 		}
@@ -274,6 +275,30 @@ func (t *tapConn) callDirect(ctx context.Context, slot *rawSlot, method string, 
 		return err
 	}
 	return nil
+}
+
+// writeCall writes a request the tap issues itself. On a stdio
+// connection whose params are already one compact JSON value (a client's
+// arguments relayed by the proxy are: they came on one line and passed a
+// decoder) it writes them as they are; the SDK's encoder would scan and
+// copy them again to the same bytes.
+func (t *tapConn) writeCall(ctx context.Context, id jsonrpc.ID, method string, params json.RawMessage) error {
+	lc, ok := t.inner.(*lineConn)
+	if !ok || bytes.IndexByte(params, '\n') >= 0 || !json.Valid(params) {
+		return t.inner.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: params})
+	}
+	idJSON, err := json.Marshal(id.Raw())
+	if err != nil {
+		return err
+	}
+	methodJSON, err := json.Marshal(method)
+	if err != nil {
+		return err
+	}
+	return lc.writeLine(ctx, func(b []byte) []byte {
+		b = append(append(append(b, `{"jsonrpc":"2.0","id":`...), idJSON...), `,"method":`...)
+		return append(append(append(append(b, methodJSON...), `,"params":`...), params...), '}')
+	})
 }
 
 // settle completes a direct call with its response.

@@ -126,6 +126,12 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encode JSON-RPC message: %w", err)
 	}
+	return c.writeLine(ctx, func(b []byte) []byte { return append(b, data...) })
+}
+
+// writeLine writes one message, which fill appends to the (reused)
+// buffer it is given, and the newline that ends it.
+func (c *lineConn) writeLine(ctx context.Context, fill func([]byte) []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	// A server that stops reading its stdin would otherwise block this
@@ -138,8 +144,8 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	// One write per message keeps lines whole even if the peer reads
 	// byte by byte.
-	c.wbuf = append(append(c.wbuf[:0], data...), '\n')
-	_, err = c.wc.Write(c.wbuf)
+	c.wbuf = append(fill(c.wbuf[:0]), '\n')
+	_, err := c.wc.Write(c.wbuf)
 	return err
 }
 

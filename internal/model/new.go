@@ -222,7 +222,7 @@ func normalize(o Options) Options {
 		}
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleepCtx
+		o.Sleep = Sleep
 	}
 	if o.AttemptTimeout <= 0 {
 		o.AttemptTimeout = DefaultAttemptTimeout
@@ -236,7 +236,11 @@ func normalize(o Options) Options {
 	return o
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits d or until ctx ends, whichever is first, and returns ctx's
+// error when ctx ended. It is how every wait before a provider request
+// is made: a retry's back-off here and the bench's rate pacing, so a
+// cancelled run stops waiting at once.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

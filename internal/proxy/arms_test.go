@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpsec/mcpsec/internal/agent"
 	"github.com/mcpsec/mcpsec/internal/bench"
 	"github.com/mcpsec/mcpsec/internal/defense"
@@ -31,12 +29,9 @@ func proxyFront(t *testing.T) func(context.Context, string, defense.Config, []*m
 		if err != nil {
 			return bench.FrontEnd{}, err
 		}
-		ct, st := mcp.NewInMemoryTransports()
-		if _, err := p.Server().Connect(ctx, st, nil); err != nil {
-			p.Close()
-			return bench.FrontEnd{}, err
-		}
-		c, err := mcpconn.Connect(ctx, mcpconn.Source{Name: "mcpsec-proxy", Transport: ct}, mcpconn.DefaultOptions())
+		// Served as over stdio, so every call takes the short way
+		// (ServeStdio) the command's users get.
+		c, stop, err := serveStdio(ctx, p)
 		if err != nil {
 			p.Close()
 			return bench.FrontEnd{}, err
@@ -44,7 +39,7 @@ func proxyFront(t *testing.T) func(context.Context, string, defense.Config, []*m
 		return bench.FrontEnd{
 			Servers: []agent.Server{bench.ConnServer(c)},
 			Seams:   agent.Seams{RelistEveryStep: seams.RelistEveryStep},
-			Stop:    func() { c.Close(); p.Close() },
+			Stop:    func() { stop(); p.Close() },
 		}, nil
 	}
 }

@@ -15,10 +15,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -76,6 +78,8 @@ type Proxy struct {
 	ups    []*upstream
 
 	refreshMu sync.Mutex // one judging pass at a time
+
+	fastCalls atomic.Int64 // calls served the short way (ServeStdio)
 
 	mu        sync.Mutex
 	served    map[string]*served
@@ -287,12 +291,7 @@ func (p *Proxy) Close() error {
 func (p *Proxy) Offered() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]string, 0, len(p.served))
-	for n := range p.served {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(p.served))
 }
 
 // watch re-judges the listing whenever an upstream announces a change;
@@ -374,18 +373,30 @@ func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return p.listResult(), nil
 		case "tools/call":
 			if params, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && params != nil {
-				res, raw, err := p.call(ctx, params.Name, params.Arguments)
-				if err != nil {
-					return nil, err
-				}
-				if raw != nil {
-					return &rawResult{raw: raw}, nil
-				}
-				return res, nil
+				return p.callResult(ctx, params.Name, params.Arguments)
 			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// callResult answers one tools/call, however it reached the proxy (the
+// SDK's server or ServeStdio's short way): once the first listing is
+// judged, through p.call, with the upstream's bytes where it relays them.
+func (p *Proxy) callResult(ctx context.Context, name string, args json.RawMessage) (mcp.Result, error) {
+	select {
+	case <-p.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	res, raw, err := p.call(ctx, name, args)
+	if err != nil {
+		return nil, err
+	}
+	if raw != nil {
+		return &rawResult{raw: raw}, nil
+	}
+	return res, nil
 }
 
 // upstreamFailed gives up on an upstream: its tools are withdrawn, its
@@ -713,11 +724,7 @@ func sameFields(raw json.RawMessage, fs []field) bool {
 func (p *Proxy) listResult() *rawResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	names := make([]string, 0, len(p.served))
-	for n := range p.served {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(p.served))
 	b := []byte(`{"tools":[`)
 	for i, n := range names {
 		if i > 0 {

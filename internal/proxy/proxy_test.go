@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,7 +50,40 @@ func startProxy(t *testing.T, s proxy.Settings, audit *proxy.Audit, conns ...*mc
 		t.Fatalf("start: %v", err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return p, memUpstream(t, "mcpsec-proxy", p.Server())
+	return p, stdioClient(t, p)
+}
+
+// stdioClient serves p as `mcpsec proxy` serves its client over stdio
+// (ServeStdio, tools/call the short way) on a pair of pipes and connects
+// a client to it.
+func stdioClient(t *testing.T, p *proxy.Proxy) *mcpconn.Conn {
+	t.Helper()
+	c, stop, err := serveStdio(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return c
+}
+
+// serveStdio is stdioClient's work; stop closes the client and waits for
+// ServeStdio to return.
+func serveStdio(ctx context.Context, p *proxy.Proxy) (*mcpconn.Conn, func(), error) {
+	fromProxy, toClient := io.Pipe()
+	fromClient, toProxy := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = p.ServeStdio(context.WithoutCancel(ctx), fromClient, toClient)
+		toClient.Close()
+	}()
+	c, err := mcpconn.Connect(ctx, mcpconn.Source{Name: "mcpsec-proxy", Transport: &mcp.IOTransport{Reader: fromProxy, Writer: toProxy}}, mcpconn.DefaultOptions())
+	if err != nil {
+		toProxy.Close()
+		<-done
+		return nil, nil, err
+	}
+	return c, func() { c.Close(); toProxy.Close(); <-done }, nil
 }
 
 func defaults() proxy.Settings {

@@ -3,10 +3,10 @@ package proxy
 import (
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcpsec/mcpsec/internal/agent"
 	"github.com/mcpsec/mcpsec/internal/catalog"
+	"github.com/mcpsec/mcpsec/internal/defense"
 	"github.com/mcpsec/mcpsec/internal/scan"
 )
 
@@ -21,40 +21,18 @@ const (
 // ScanTransform judges every listed tool with mcpsec's scanner. A tool
 // with a finding at or above blockAt is withheld, or with redact its
 // offending text is stripped and the result judged again (still at or
-// above blockAt: withheld). Lower findings pass and are noted. Verdicts
-// are cached by full-definition fingerprint, and each is noted once.
+// above blockAt: withheld). Lower findings pass and are noted. Each
+// definition is judged and noted once (defense.JudgeOnce, as the
+// benchmark's scan arm).
 func ScanTransform(blockAt scan.Severity, redact bool) agent.ToolTransform {
-	type verdict struct {
-		def   catalog.Tool
-		keep  bool
-		notes []agent.Note
-	}
-	var mu sync.Mutex
-	cache := map[string]verdict{}
 	// The scanner builds its indexes on first use, which costs far more
 	// than judging a catalog; start that now so that it overlaps the
 	// upstreams' own start-up instead of following it.
 	go scan.ScanTool("", catalog.Tool{Name: "warm_up"})
-	return func(tools []agent.Tool) ([]agent.Tool, []agent.Note) {
-		mu.Lock()
-		defer mu.Unlock()
-		out := make([]agent.Tool, 0, len(tools))
-		var notes []agent.Note
-		for _, t := range tools {
-			key := t.Server + "\x00" + catalog.Fingerprint(t.Def)
-			v, ok := cache[key]
-			if !ok {
-				v.def, v.keep, v.notes = judge(t, blockAt, redact)
-				notes = append(notes, v.notes...)
-				cache[key] = v
-			}
-			if v.keep {
-				t.Def = v.def
-				out = append(out, t)
-			}
-		}
-		return out, notes
-	}
+	return defense.JudgeOnce(func(t agent.Tool) defense.Verdict {
+		def, keep, notes := judge(t, blockAt, redact)
+		return defense.Verdict{Keep: keep, Def: &def, Notes: notes}
+	})
 }
 
 func judge(t agent.Tool, blockAt scan.Severity, redact bool) (catalog.Tool, bool, []agent.Note) {
@@ -127,13 +105,13 @@ func strip(def *catalog.Tool, f scan.Finding, whole bool) {
 	case f.Location == "title":
 		def.Title = cut(def.Title)
 	case strings.HasPrefix(f.Location, "inputSchema/"):
-		def.InputSchema = cloneMap(def.InputSchema)
+		def.InputSchema = catalog.CloneObject(def.InputSchema)
 		stripPath(def.InputSchema, strings.Split(strings.TrimPrefix(f.Location, "inputSchema/"), "/"), cut)
 	case strings.HasPrefix(f.Location, "outputSchema/"):
-		def.OutputSchema = cloneMap(def.OutputSchema)
+		def.OutputSchema = catalog.CloneObject(def.OutputSchema)
 		stripPath(def.OutputSchema, strings.Split(strings.TrimPrefix(f.Location, "outputSchema/"), "/"), cut)
 	case strings.HasPrefix(f.Location, "annotations/"):
-		def.Annotations = cloneMap(def.Annotations)
+		def.Annotations = catalog.CloneObject(def.Annotations)
 		stripPath(def.Annotations, strings.Split(strings.TrimPrefix(f.Location, "annotations/"), "/"), cut)
 	}
 }
@@ -178,32 +156,4 @@ func stripPath(m map[string]any, segs []string, cut func(string) string) bool {
 		}
 	}
 	return false
-}
-
-// cloneMap deep-copies a decoded JSON object so redaction never edits a
-// definition another transform or the cache holds.
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	c, _ := cloneValue(m).(map[string]any)
-	return c
-}
-
-func cloneValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = cloneValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneValue(e)
-		}
-		return out
-	}
-	return v
 }

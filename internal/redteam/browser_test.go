@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +12,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mcpsec/mcpsec/internal/cli"
-	"github.com/mcpsec/mcpsec/internal/headless"
 	"github.com/mcpsec/mcpsec/internal/redteam"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
-
-var docsShots = flag.Bool("docs-screenshots", false, "also write the README's screenshot to docs/")
 
 func TestRedteamHTMLInBrowser(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rt")
@@ -45,7 +42,7 @@ func TestRedteamHTMLInBrowser(t *testing.T) {
 		t.Fatal("control:compromised exploited no scenario with failed checks; the corpus no longer exercises the oracle")
 	}
 
-	b := headless.New(t)
+	b := testkit.Chromium(t)
 	url := "file://" + filepath.Join(out, "report.html")
 	type cell struct{ Model, Scenario, Outcome, Href string }
 	var cells []cell
@@ -90,26 +87,6 @@ func TestRedteamHTMLInBrowser(t *testing.T) {
 		t.Errorf("envelope link %q does not resolve in the run directory: %v", envelope, err)
 	}
 
-	var png []byte
-	if err := chromedp.Run(b.Ctx, chromedp.Evaluate(`window.scrollTo(0, 0)`, nil), chromedp.CaptureScreenshot(&png)); err != nil {
-		t.Fatal(err)
-	}
-	dirs := []string{t.TempDir()}
-	if *docsShots {
-		dirs = append(dirs, filepath.Join("..", "..", "docs"))
-	}
-	for _, d := range dirs {
-		if err := os.WriteFile(filepath.Join(d, "redteam-html.png"), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reqs := b.Requests()
-	if len(reqs) == 0 {
-		t.Error("no request recorded at all: the network listener is not working")
-	}
-	for _, u := range reqs {
-		if u != url {
-			t.Errorf("the page requested %s", u)
-		}
-	}
+	b.Screenshot(t, "redteam-html.png", chromedp.Evaluate(`window.scrollTo(0, 0)`, nil))
+	b.AssertOnlyRequested(t, url)
 }

@@ -2,14 +2,12 @@ package redteam
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/model"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // TestServerEverything attacks the official TypeScript server-everything
@@ -19,19 +17,7 @@ import (
 // skips, when the npm packages are missing: `make test` installs them.
 func TestServerEverything(t *testing.T) {
 	t.Parallel()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "interop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	index := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(index); err != nil {
-		t.Fatalf("server-everything is missing (%v): run `make test`, which runs npm ci in interop/", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH: %v", err)
-	}
-	target := &Target{Sources: []mcpconn.Source{{Command: []string{node, index, "stdio"}}}}
+	target := &Target{Sources: []mcpconn.Source{{Command: testkit.OfficialServer(t, "server-everything", "stdio")}}}
 	rep, err := Execute(context.Background(), Options{Models: []string{model.ControlCompromised}, Scenarios: corpus(t),
 		Runner: &Runner{Target: target, FixedCanary: true}})
 	if err != nil {

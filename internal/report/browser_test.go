@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,13 +15,11 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mcpsec/mcpsec/internal/cli"
-	"github.com/mcpsec/mcpsec/internal/headless"
 	"github.com/mcpsec/mcpsec/internal/report"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 	"github.com/mcpsec/mcpsec/internal/trace"
 	"github.com/mcpsec/mcpsec/internal/trial"
 )
-
-var docsShots = flag.Bool("docs-screenshots", false, "also write the README's screenshot to docs/")
 
 // smallGrid is a run small enough for a test: two control agents, two
 // arms, three attack classes, every register, one objective (44 trials).
@@ -82,7 +79,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	}
 	recs := readRecords(t, run)
 
-	b := headless.New(t)
+	b := testkit.Chromium(t)
 	url := "file://" + filepath.Join(run, report.HTMLFile)
 	var lang, title string
 	var cells []pageCell
@@ -250,14 +247,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 
 	t.Logf("%d cells, %d listed in the clicked cell, %d events, %d blocked; requests %v", len(cells), len(listed), len(kinds), nBlocked, b.Requests())
 	// Nothing left the page: the only request is the file itself.
-	for _, u := range b.Requests() {
-		if u != url {
-			t.Errorf("the page requested %s", u)
-		}
-	}
-	if len(b.Requests()) == 0 {
-		t.Error("no request recorded at all: the network listener is not working")
-	}
+	b.AssertOnlyRequested(t, url)
 
 	// Without JavaScript the tables and the register selector still work.
 	if err := chromedp.Run(b.Ctx,
@@ -284,7 +274,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 }
 
 // regID returns the id of the register radio button for name.
-func regID(t *testing.T, b *headless.Browser, name string) string {
+func regID(t *testing.T, b *testkit.Browser, name string) string {
 	t.Helper()
 	var id string
 	if err := chromedp.Run(b.Ctx, chromedp.Evaluate(fmt.Sprintf(`document.querySelector('input.regsel[data-register=%q]').id`, name), &id)); err != nil {
@@ -294,30 +284,19 @@ func regID(t *testing.T, b *headless.Browser, name string) string {
 }
 
 // screenshot scrolls the element sel into view and captures the
-// viewport into the test's temporary directory (and docs/ with
-// -docs-screenshots).
-func screenshot(t *testing.T, b *headless.Browser, sel, name string) {
+// viewport (testkit's Screenshot says where it is written).
+func screenshot(t *testing.T, b *testkit.Browser, sel, name string) {
 	t.Helper()
-	var png []byte
 	var ok bool
 	if err := chromedp.Run(b.Ctx,
 		chromedp.Evaluate(fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.scrollIntoView({block: "start"}); window.scrollBy(0, -40); return true })()`, sel), &ok),
-		chromedp.CaptureScreenshot(&png),
 	); err != nil {
 		t.Fatal(err)
 	}
 	if !ok {
 		t.Fatalf("screenshot %s: no element %s", name, sel)
 	}
-	dirs := []string{t.TempDir()}
-	if *docsShots {
-		dirs = append(dirs, filepath.Join("..", "..", "docs"))
-	}
-	for _, d := range dirs {
-		if err := os.WriteFile(filepath.Join(d, name), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	b.Screenshot(t, name)
 }
 
 func readRecords(t *testing.T, run string) []trial.Record {

@@ -100,6 +100,28 @@ var imperativeVerbs = map[string]bool{
 	"pay": true, "stay": true, "avoid": true, "stick": true, "grant": true, "enable": true, "output": true, "reveal": true, "print": true,
 }
 
+// listAdverb reports "then" or "also" opening a clause that goes on with a
+// noun phrase ("..., then the instance role", "then SSO"): the next item of
+// a list, not an order.
+func listAdverb(word, rest string) bool {
+	if word != "then" && word != "also" {
+		return false
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	k := 0
+	for k < len(rest) && (rest[k] >= 'a' && rest[k] <= 'z' || rest[k] >= 'A' && rest[k] <= 'Z') {
+		k++
+	}
+	next := rest[:k]
+	if next == "" {
+		return false
+	}
+	if next == strings.ToUpper(next) && len(next) >= 2 {
+		return true // an acronym: SSO, IAM
+	}
+	return determiners[strings.ToLower(next)]
+}
+
 func isClauseSep(r rune) bool {
 	switch r {
 	case ',', ':', ';', '(', ')', '[', ']', '<', '>', '-', '–', '—', '*', '"', '.', '!', '?', '\n', '。', '！', '？', '；', '、', '，', '：':
@@ -146,7 +168,7 @@ func imperativeClause(sentence string) bool {
 			}
 			j++
 		}
-		if n > 0 && n < len(buf) && imperativeVerbs[string(buf[:n])] {
+		if n > 0 && n < len(buf) && imperativeVerbs[string(buf[:n])] && !listAdverb(string(buf[:n]), sentence[j:]) {
 			return true
 		}
 		if j == i {
@@ -232,21 +254,20 @@ var hintIndexOnce = sync.OnceValue(buildHints)
 
 func buildHints() *keyword.Index {
 	pats, kinds := hintPatterns()
-	// A pattern listed under two hints ("secret", "private") signals
-	// only the hint it is listed under last: that is what the scanner's
-	// first automaton did (a repeated pattern kept its last index), and
-	// the rules were measured with it.
-	last := make(map[string]int, len(pats))
-	for i, p := range pats {
-		last[p] = i
-	}
+	// A pattern listed under several hints ("secret", "private") signals
+	// every one of them: the automaton holds each pattern once, with the
+	// union of its hints as its value.
+	idx := make(map[string]int, len(pats))
 	var ps []string
 	var vs []uint64
 	for i, p := range pats {
-		if last[p] == i {
-			ps = append(ps, p)
-			vs = append(vs, uint64(kinds[i]))
+		if j, ok := idx[p]; ok {
+			vs[j] |= uint64(kinds[i])
+			continue
 		}
+		idx[p] = len(ps)
+		ps = append(ps, p)
+		vs = append(vs, uint64(kinds[i]))
 	}
 	// The cue gates (cues.go) read the same lower-cased text: they share
 	// the automaton, with their bits in the second value word.
@@ -258,6 +279,19 @@ func buildHints() *keyword.Index {
 	}
 	for _, p := range toolVerbPatterns() {
 		cps, cvs = append(cps, p), append(cvs, gateToolVerb)
+	}
+	// The kind gates (cues_kinds.go) too, above the hints in the first word.
+	kps, kvs := kindGatePatterns()
+	for i, v := range kvs {
+		if v >= 1<<(64-kindShift) {
+			panic("scan: too many kind gates for the shared automaton")
+		}
+		ps, vs = append(ps, kps[i]), append(vs, v<<kindShift)
+	}
+	for _, v := range vs[:len(vs)-len(kps)] {
+		if v >= 1<<kindShift {
+			panic("scan: too many raw hints for the shared automaton")
+		}
 	}
 	his := make([]uint64, len(ps), len(ps)+len(cps))
 	ps = append(ps, cps...)
@@ -275,12 +309,23 @@ func rawHints(lower string) int {
 // lowerGates returns the raw-hint bits and the cue-gate bits of
 // lower-cased text, from one automaton pass.
 func lowerGates(lower string) (int, uint64) {
+	h, c, _ := lowerGates3(lower)
+	return h, c
+}
+
+// kindShift places the kind gates' bits above the raw hints' in the
+// first value word of the shared automaton.
+const kindShift = 40
+
+// lowerGates3 is lowerGates with the kind gates (kindGates).
+func lowerGates3(lower string) (int, uint64, uint64) {
 	lo, c := hintIndexOnce().UnionPairString(lower)
-	h := int(lo)
+	k := lo >> kindShift
+	h := int(lo & (1<<kindShift - 1))
 	if h&hintEnv != 0 && dotEnv.MatchString(lower) {
 		h |= hintFile
 	}
-	return h, c
+	return h, c, k
 }
 
 // gatesOf is lowerGates remembered for the last text asked about: the
@@ -292,12 +337,22 @@ func (sc *scanner) gatesOf(lower string) (int, uint64) {
 	if sc == nil {
 		return lowerGates(lower)
 	}
-	if m := &sc.gateMemo; m.ok && len(m.text) == len(lower) && unsafe.StringData(m.text) == unsafe.StringData(lower) {
-		return m.hints, m.cues
+	m := sc.gateMemoOf(lower)
+	return m.hints, m.cues
+}
+
+// kindGatesOf is kindGates through the same memory as gatesOf.
+func (sc *scanner) kindGatesOf(lower string) uint64 {
+	return sc.gateMemoOf(lower).kinds
+}
+
+func (sc *scanner) gateMemoOf(lower string) *gateMemo {
+	m := &sc.gateMemo
+	if !(m.ok && len(m.text) == len(lower) && unsafe.StringData(m.text) == unsafe.StringData(lower)) {
+		h, c, k := lowerGates3(lower)
+		*m = gateMemo{text: lower, hints: h, cues: c, kinds: k, ok: true}
 	}
-	h, c := lowerGates(lower)
-	sc.gateMemo = gateMemo{text: lower, hints: h, cues: c, ok: true}
-	return h, c
+	return m
 }
 
 func (sc *scanner) hintsOf(lower string) int {
@@ -310,6 +365,7 @@ type gateMemo struct {
 	text  string
 	hints int
 	cues  uint64
+	kinds uint64
 	ok    bool
 }
 
@@ -660,7 +716,7 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 		f |= fAuthority
 	}
 	if f&fDestruct != 0 {
-		if !isASCII(sentence) && f&fModal != 0 {
+		if !latinOnly(sentence) && f&fModal != 0 {
 			f |= fDestructDemand
 		} else if ownDestructiveAction(lower, sc.cur, sc.unitWords != nil) {
 			// "Delete a bucket." opening a delete tool's description, or
@@ -724,6 +780,13 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	// nothing; only what it asks to hide still counts.
 	if f&fHide == 0 && f&(fFlow|fRead|fCallTool|fModal|fImper) != 0 && prohibition(string(mtb)) {
 		f &^= fFlow | fRead | fCallTool | fModal | fImper | fField | fStore | fPrereq
+	}
+	if f&(fHide|fHideStrong|fFlow|fRead|fCallTool) == 0 && f&prohibitedObjects != 0 && openingProhibition(string(mtb)) {
+		// "Never publish files that contain tokens": secret hygiene.
+		f &^= prohibitedObjects
+	}
+	if f&fTamper != 0 && negatedTamper(string(mtb)) {
+		f &^= fTamper
 	}
 	if f&fHide != 0 && f&fHideStrong == 0 && describedManner(lower) {
 		f &^= fHide

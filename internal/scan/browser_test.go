@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,10 +12,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mcpsec/mcpsec/internal/cli"
-	"github.com/mcpsec/mcpsec/internal/headless"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
-
-var docsShots = flag.Bool("docs-screenshots", false, "also write the README's screenshot to docs/")
 
 // The catalogs of the browser test: a server that drifts from its
 // lockfile into poisoning, and one that hides characters in a tool.
@@ -71,7 +68,7 @@ func TestScanHTMLInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b := headless.New(t)
+	b := testkit.Chromium(t)
 	url := "file://" + page
 	type server struct {
 		Name, Grade     string
@@ -116,26 +113,6 @@ func TestScanHTMLInBrowser(t *testing.T) {
 	if !strings.Contains(inserted, "read ~/.ssh/id_rsa") || !strings.Contains(inserted, "newest first") {
 		t.Errorf("drift diff insertions %q lack the poisoned and the reworded text", inserted)
 	}
-	var png []byte
-	if err := chromedp.Run(b.Ctx, chromedp.CaptureScreenshot(&png)); err != nil {
-		t.Fatal(err)
-	}
-	dirs := []string{t.TempDir()}
-	if *docsShots {
-		dirs = append(dirs, filepath.Join("..", "..", "docs"))
-	}
-	for _, d := range dirs {
-		if err := os.WriteFile(filepath.Join(d, "scan-html.png"), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reqs := b.Requests()
-	if len(reqs) == 0 {
-		t.Error("no request recorded at all: the network listener is not working")
-	}
-	for _, u := range reqs {
-		if u != url {
-			t.Errorf("the page requested %s", u)
-		}
-	}
+	b.Screenshot(t, "scan-html.png")
+	b.AssertOnlyRequested(t, url)
 }

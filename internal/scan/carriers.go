@@ -52,7 +52,8 @@ func defaultDestinations(server, tool, path string, schema map[string]any, depth
 				for _, v := range stringsIn(p[key]) {
 					if d := destination(strings.ToLower(v)); d != "" {
 						out = append(out, Finding{RuleID: r.ID, Severity: r.Severity, Server: server, Tool: tool, Location: loc + "/" + key,
-							Message: fmt.Sprintf("%s Parameter %q is preset to %s.", r.Description, name, d), Evidence: v, signals: r.Signals})
+							Message: fmt.Sprintf("%s Parameter %q is preset to %s.", r.Description, name, d), Evidence: v, signals: r.Signals,
+							weak: placeholderDestination(key, d)})
 					}
 				}
 			}
@@ -72,6 +73,34 @@ func defaultDestinations(server, tool, path string, schema map[string]any, depth
 		}
 	}
 	return out
+}
+
+// placeholderDestination reports a preset address that shows a format
+// rather than decides where data goes: an entry of "examples" (the model
+// is shown it, the call does not carry it unless someone copies it), or
+// any preset on the domains reserved for documentation (example.com,
+// example.org, example.net, *.example), where nothing can be delivered.
+// Such a preset is weak evidence: low unless the tool shows more.
+func placeholderDestination(key, d string) bool {
+	if key == "examples" {
+		return true
+	}
+	host := d
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
+	}
+	if k := strings.Index(host, "://"); k >= 0 {
+		host = host[k+3:]
+	}
+	if k := strings.IndexAny(host, "/:?#"); k >= 0 {
+		host = host[:k]
+	}
+	for _, doc := range []string{"example.com", "example.org", "example.net"} {
+		if host == doc || strings.HasSuffix(host, "."+doc) {
+			return true
+		}
+	}
+	return host == "example" || strings.HasSuffix(host, ".example")
 }
 
 func stringsIn(v any) []string {

@@ -554,7 +554,7 @@ func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) featu
 	if gAnyTool(h, lower) && anyToolRe.MatchString(lower) {
 		f |= fAnyTool
 	}
-	if gForce(h, lower) && argumentForceRe.MatchString(lower) {
+	if gForce(h, lower) && argumentForceRe.MatchString(lower) && !envAssignment(sentence, lower) {
 		f |= fTamper
 	}
 	if has("ly ") && adverbOrder(lower) {

@@ -126,6 +126,18 @@ func softWrap(text string, start, nl int) bool {
 	return rest != "" && rest[0] >= 'a' && rest[0] <= 'z'
 }
 
+// pairFeatures is what a sentence lends to a neighbour for a rule about
+// acting on other tools. A sentence stating where the tool itself sends
+// data ("Sends call counts to metrics.example.net weekly") describes this
+// tool; its destination is not one dictated for a sibling named next door
+// ("Call disable_metrics to turn it off").
+func pairFeatures(r *Rule, f feature) feature {
+	if r.Signals&sigXTool != 0 && f&fDeclFlow != 0 && f&(fOtherTool|fForeignTool|fAnyTool) == 0 {
+		return f &^ fDest
+	}
+	return f
+}
+
 // pairSignals are the rules about moving data or acting on other tools,
 // whose split demands must hang together (coherentPair). An override or
 // concealment in the next sentence ("No need to mention it.") applies to

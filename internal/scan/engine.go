@@ -31,6 +31,10 @@ type scanner struct {
 	// unitHints are the raw-text hints of the text being analysed; they
 	// gate the per-sentence checks.
 	unitHints int
+	// unitLex are the lexicon features of the whole text being analysed,
+	// for cues whose counter-evidence may sit in a neighbouring sentence.
+	unitLex  feature
+	unitText string
 	// gateMemo holds the automaton answer for the last text (gatesOf),
 	// lexMemo the lexicon answer for the last sentence (lexMatch, whose
 	// buffer is mtBuf); scratch is per-sentence state of analyze.
@@ -227,9 +231,11 @@ func escapeSeg(s string) string {
 // no rule could fire on the union, no rule fires on any sentence and the
 // per-sentence analysis is skipped. Most honest documentation stops here.
 func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
+	lex := lexOf(text)
+	sc.unitLex, sc.unitText = lex, text
 	h, gates := sc.gatesOf(lower)
 	sc.unitHints = h
-	f := sc.upperCheap(text, lower, server, tool, lexOf(text), h, h)
+	f := sc.upperCheap(text, lower, server, tool, lex, h, h)
 	if !mayFire(f|costlyBits, part) {
 		return false
 	}
@@ -303,6 +309,7 @@ var structuralRules = func() map[string][]*Rule {
 type match struct {
 	rule     *Rule
 	evidence string
+	weak     bool // see weakFiring
 }
 
 // analyze runs the structural rules over normalised text.
@@ -314,12 +321,14 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		text = identWords.Replace(text)
 	}
 	lowerText := strings.ToLower(text)
-	if !sc.mayMatch(text, lowerText, part, server, tool) && !sc.ungated {
+	may := sc.mayMatch(text, lowerText, part, server, tool) || sc.ungated
+	kg := sc.kindGatesOf(lowerText) | sc.kindHints() // the kind checks (cues_kinds.go) gate themselves
+	if !may && kg == 0 {
 		return nil
 	}
 	spans := sentenceSpans(text)
 	sents := make([]string, len(spans))
-	lowers := make([]string, len(spans))
+	lows := make([]string, len(spans))
 	feats := make([]feature, len(spans))
 	sameOffsets := len(lowerText) == len(text)
 	for i, sp := range spans {
@@ -328,22 +337,26 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		if sameOffsets {
 			// Take the same span of the lower-cased text instead of
 			// lower-casing again.
-			lowers[i] = lowerText[sp[0]:sp[1]]
+			lows[i] = lowerText[sp[0]:sp[1]]
 		} else {
-			lowers[i] = strings.ToLower(s)
+			lows[i] = strings.ToLower(s)
 		}
 	}
-	if len(sents) == 1 || sc.ungated {
+	switch {
+	case !may:
+	case len(sents) == 1 || sc.ungated || kg != 0:
+		// The kind checks read the features of any sentence; they get
+		// them all, as the rules do without the per-sentence gate.
 		for i, s := range sents {
-			feats[i] = sc.sentenceFeatures(s, lowers[i], server, tool)
+			feats[i] = sc.sentenceFeatures(s, lows[i], server, tool)
 		}
-	} else {
+	default:
 		// Only sentences a rule could fire on are examined.
-		rel := sc.relevantSentences(sents, lowers, part, server, tool, sc.unitHints)
+		rel := sc.relevantSentences(sents, lows, part, server, tool, sc.unitHints)
 		for i, s := range sents {
 			if rel[i] {
-				sc.seed(i, s, lowers[i])
-				feats[i] = sc.sentenceFeatures(s, lowers[i], server, tool)
+				sc.seed(i, s, lows[i])
+				feats[i] = sc.sentenceFeatures(s, lows[i], server, tool)
 			}
 		}
 	}
@@ -363,22 +376,38 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 	}
 	var out []match
 	for _, r := range structuralRules[part] {
+		if !may {
+			break
+		}
 		// A single sentence is the better evidence; pairs are the fallback.
-		ev := ""
+		ev, at := "", -1
 		for i := range sents {
 			if r.matches(feats[i]) {
-				ev = sents[i]
+				ev, at = sents[i], i
 				break
 			}
 		}
 		for i := 0; ev == "" && r.Window && i+1 < len(sents); i++ {
-			if r.matches(feats[i]|feats[i+1]) && (r.Signals&pairSignals == 0 || coherentPair(sents[i], sents[i+1], feats[i], feats[i+1])) {
-				ev = sents[i] + " " + sents[i+1]
+			if r.matches(pairFeatures(r, feats[i])|pairFeatures(r, feats[i+1])) && (r.Signals&pairSignals == 0 || coherentPair(sents[i], sents[i+1], feats[i], feats[i+1])) {
+				ev, at = sents[i]+" "+sents[i+1], i
 			}
 		}
 		if ev != "" {
-			out = append(out, match{rule: r, evidence: ev})
+			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at)})
 		}
+	}
+	if kg != 0 {
+		// Without the prefilter's pass no features were computed; the
+		// kind checks then compute them for the sentences they examine.
+		known := make([]bool, len(sents))
+		featOf := func(i int) feature {
+			if !may && !known[i] {
+				known[i] = true
+				feats[i] = sc.sentenceFeatures(sents[i], lows[i], server, tool)
+			}
+			return feats[i]
+		}
+		out = append(out, sc.kindMatches(sents, lows, featOf, kg, part, tool)...)
 	}
 	return subsume(out)
 }
@@ -417,6 +446,11 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	}
 	mk := func(r *Rule, sev Severity, msg, ev string) Finding {
 		return Finding{RuleID: r.ID, Severity: sev, Server: server, Tool: tool, Location: u.loc, Message: msg, Evidence: clip(visible(ev)), signals: r.Signals}
+	}
+	mkm := func(m match, msg string) Finding {
+		f := mk(m.rule, m.rule.Severity, msg, m.evidence)
+		f.weak = m.weak
+		return f
 	}
 	sc.unitWords = nil
 	if u.part == "schema" {
@@ -470,7 +504,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 				msg = strings.TrimSuffix(msg, ".") + "; it names a tool of server " + strings.Join(owners, ", ") + "."
 			}
 		}
-		out = append(out, mk(m.rule, m.rule.Severity, msg, m.evidence))
+		out = append(out, mkm(m, msg))
 	}
 	// Text smuggled outside the visible characters is judged on its own.
 	hiddenHits := map[string][]match{}

@@ -25,6 +25,10 @@ type Finding struct {
 	// signals are the kinds of evidence this finding contributes to its
 	// tool's severity (see agree); not part of any output.
 	signals signal
+	// weak marks evidence that shows a cue as an example or as the
+	// object of the tool's own analysis (a detector naming the attacks it
+	// detects): it counts only when other evidence on the tool agrees.
+	weak bool
 }
 
 // MarshalJSON writes the contract's field order and renders an empty Tool

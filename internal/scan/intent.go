@@ -51,7 +51,7 @@ func (sc *scanner) intentFeatures(sentence, lower string, h int, lex feature) fe
 	if h&hintOthers != 0 && othersRe.MatchString(lower) {
 		f |= fOthers
 	}
-	if f&fSelfRef != 0 && scopedSelfUse(lower, f) {
+	if f&fSelfRef != 0 && (scopedSelfUse(lower, f) || f&fOthers == 0 && sc.ownDomainPreference(lower)) {
 		f &^= fSelfRef
 	}
 	if h&hintQuant != 0 && h&hintSensitiveAdj != 0 && solicitRe.MatchString(lower) {

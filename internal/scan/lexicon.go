@@ -632,6 +632,18 @@ func appendMatch(b []byte, s string) []byte {
 			if unicode.IsSpace(next) || (prev1 != 0 && !unicode.IsSpace(prev1) && !unicode.IsLetter(next)) {
 				out = ' '
 			}
+		case r == ',' || r == ';':
+			// A clause break stays a token of its own, so that a phrase
+			// never matches across it: "if not, tell the user" gives
+			// steps, it is not "not tell".
+			if !lastSpace {
+				b = append(b, ' ')
+			}
+			b = append(b, byte(r), ' ')
+			lastSpace = true
+			prev2, prev1 = prev1, r
+			i += size
+			continue
 		case r == '-' || r == '/' || r == '~' || r == '@':
 		case r < utf8.RuneSelf:
 			switch {
@@ -707,11 +719,36 @@ func verbState(mt string, stems stemSet) (live, found bool) {
 		if !negated && i > 0 && passiveAux[toks[i-1]] {
 			passive = !(i > 1 && modalAux[toks[i-2]])
 		}
+		if !negated && !passive && nominalUse(toks, i) {
+			// "the shared files", "an access key": the verb's form
+			// names a thing here; nobody is asked to do anything.
+			continue
+		}
 		if !negated && !passive {
 			return true, true
 		}
 	}
 	return !found, found
+}
+
+// determiners before a participle make it an adjective ("the shared
+// files", "an attached image"); nouns after a verb's form make it part of
+// a compound noun ("access key", "read token", "upload id").
+var (
+	determiners   = map[string]bool{"the": true, "a": true, "an": true, "its": true, "their": true, "these": true, "those": true, "any": true, "each": true, "every": true}
+	compoundHeads = map[string]bool{"key": true, "keys": true, "token": true, "tokens": true, "id": true, "ids": true, "scope": true, "scopes": true,
+		"permission": true, "permissions": true, "rights": true, "level": true, "role": true, "roles": true}
+)
+
+// nominalUse reports an occurrence of a verb form at toks[i] that is part
+// of a noun phrase: a participle after a determiner, or the first word of
+// a compound noun.
+func nominalUse(toks []string, i int) bool {
+	t := toks[i]
+	if i > 0 && determiners[toks[i-1]] && (strings.HasSuffix(t, "ed") || strings.HasSuffix(t, "en") || t == "sent" || t == "put" || t == "read") {
+		return true
+	}
+	return i+1 < len(toks) && compoundHeads[toks[i+1]]
 }
 
 var cjkNegators = []string{"不要", "请勿", "勿", "别", "禁止", "不得", "不能", "ないで", "ません", "しない"}

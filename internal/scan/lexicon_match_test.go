@@ -32,6 +32,14 @@ func appendMatchReference(b []byte, s string) []byte {
 			if unicode.IsSpace(next) || (prev1 != 0 && !unicode.IsSpace(prev1) && !unicode.IsLetter(next)) {
 				out = ' '
 			}
+		case r == ',' || r == ';':
+			if !lastSpace {
+				b = append(b, ' ')
+			}
+			b = append(b, byte(r), ' ')
+			lastSpace = true
+			prev2, prev1 = prev1, r
+			continue
 		case r == '-' || r == '/' || r == '~' || r == '@':
 		case r < utf8.RuneSelf:
 			switch {

@@ -144,6 +144,7 @@ type sentenceScratch struct {
 	ub    []feature
 	hints []int
 	gates []uint64
+	kinds []uint64
 	mts   [][]byte
 	arena []byte
 	rel   []bool
@@ -162,15 +163,16 @@ func (sc *scanner) relevantSentences(sents, lowers []string, part, server, tool 
 	n := len(sents)
 	ss := &sc.scratch
 	sc.lexMemo.ok = false // it may point into the arena, which is rewritten
-	ss.lex, ss.ub, ss.hints, ss.gates, ss.mts, ss.rel = ss.lex[:0], ss.ub[:0], ss.hints[:0], ss.gates[:0], ss.mts[:0], ss.rel[:0]
+	ss.lex, ss.ub, ss.hints, ss.gates, ss.kinds, ss.mts, ss.rel = ss.lex[:0], ss.ub[:0], ss.hints[:0], ss.gates[:0], ss.kinds[:0], ss.mts[:0], ss.rel[:0]
 	ss.arena = ss.arena[:0]
 	for i, s := range sents {
 		start := len(ss.arena)
 		ss.arena = appendMatch(ss.arena, s)
 		mt := ss.arena[start:len(ss.arena):len(ss.arena)]
 		lex := lexFeatures(mt)
-		h, c := sc.gatesOf(lowers[i])
-		ss.lex, ss.hints, ss.gates, ss.mts = append(ss.lex, lex), append(ss.hints, h), append(ss.gates, c), append(ss.mts, mt)
+		m := sc.gateMemoOf(lowers[i])
+		h, c := m.hints, m.cues
+		ss.lex, ss.hints, ss.gates, ss.kinds, ss.mts = append(ss.lex, lex), append(ss.hints, h), append(ss.gates, c), append(ss.kinds, m.kinds), append(ss.mts, mt)
 		ss.ub = append(ss.ub, sc.upper(s, lowers[i], server, tool, lex, h, unitH, c))
 		ss.rel = append(ss.rel, false)
 	}
@@ -196,7 +198,7 @@ func (sc *scanner) relevantSentences(sents, lowers []string, part, server, tool 
 // sentence i: its match text, lexicon features and gate bits.
 func (sc *scanner) seed(i int, sentence, lower string) {
 	ss := &sc.scratch
-	sc.gateMemo = gateMemo{text: lower, hints: ss.hints[i], cues: ss.gates[i], ok: true}
+	sc.gateMemo = gateMemo{text: lower, hints: ss.hints[i], cues: ss.gates[i], kinds: ss.kinds[i], ok: true}
 	sc.lexMemo = lexMemo{text: sentence, mt: ss.mts[i], lex: ss.lex[i], ok: true}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,28 +13,10 @@ import (
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
 	"github.com/mcpsec/mcpsec/internal/scan"
 	"github.com/mcpsec/mcpsec/internal/source"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden and snapshot files")
-
-// officialServer returns argv for one of the official TypeScript reference
-// servers installed by `make test` (npm ci in interop/). Missing packages
-// fail the test: they are part of the test set-up, never a reason to skip.
-func officialServer(t *testing.T, pkg string, args ...string) []string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "interop", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("official server %s is not installed (%v): run `make test`, which runs npm ci in interop/", pkg, err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH: %v", err)
-	}
-	return append([]string{node, dir}, args...)
-}
 
 // TestReferenceServersClean scans the live catalogs (tools, prompts,
 // resources, instructions) of the official reference servers and demands
@@ -48,9 +29,9 @@ func TestReferenceServersClean(t *testing.T) {
 		argv []string
 		env  []string
 	}{
-		{"server-everything", officialServer(t, "server-everything", "stdio"), nil},
-		{"server-filesystem", officialServer(t, "server-filesystem", root), nil},
-		{"server-memory", officialServer(t, "server-memory"), []string{"MEMORY_FILE_PATH=" + filepath.Join(root, "memory.jsonl")}},
+		{"server-everything", testkit.OfficialServer(t, "server-everything", "stdio"), nil},
+		{"server-filesystem", testkit.OfficialServer(t, "server-filesystem", root), nil},
+		{"server-memory", testkit.OfficialServer(t, "server-memory"), []string{"MEMORY_FILE_PATH=" + filepath.Join(root, "memory.jsonl")}},
 	}
 	var all catalog.Catalog
 	for _, tc := range cases {

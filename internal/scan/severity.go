@@ -165,16 +165,30 @@ func agree(fs []Finding) {
 		return k
 	}
 	union := map[key]signal{}
+	weak := map[key]signal{}
 	for _, f := range fs {
 		if f.signals != 0 {
-			union[scopeOf(f)] |= f.signals
+			if f.weak {
+				weak[scopeOf(f)] |= f.signals
+			} else {
+				union[scopeOf(f)] |= f.signals
+			}
 		}
 	}
 	for i := range fs {
 		if fs[i].signals == 0 {
 			continue
 		}
-		u := union[scopeOf(fs[i])]
+		k := scopeOf(fs[i])
+		u := union[k]
+		if u == 0 {
+			// Only weak evidence: a mention, not a demand. It stays in
+			// the report, below the level a tool is flagged at.
+			fs[i].Severity = Low
+			fs[i].Message = strings.TrimSuffix(fs[i].Message, ".") + " (shown as an example or as what the tool analyses; low unless other evidence on this tool agrees)"
+			continue
+		}
+		u |= weak[k]
 		fs[i].Severity = agreementSeverity(u)
 		if u != fs[i].signals {
 			fs[i].Message = strings.TrimSuffix(fs[i].Message, ".") + " (agreeing evidence on this tool: " + u.String() + ")"

@@ -137,23 +137,13 @@ func syntaxErr(name string, data []byte, err error) error {
 func StripJSONC(data []byte) []byte {
 	out := make([]byte, len(data))
 	copy(out, data)
-	inStr, esc := false, false
+	var strs catalog.JSONStrings
 	for i := 0; i < len(out); i++ {
 		c := out[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
+		if strs.Skip(c) {
 			continue
 		}
 		switch {
-		case c == '"':
-			inStr = true
 		case c == '/' && i+1 < len(out) && out[i+1] == '/':
 			for i < len(out) && out[i] != '\n' {
 				out[i] = ' '

@@ -6,23 +6,18 @@
 package clitest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpsec/mcpsec/internal/cli"
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // envCLIArgs, when set, makes the test binary run mcpsec with these
@@ -38,78 +33,6 @@ func TestMain(m *testing.M) {
 
 func mcpsecCommand(args string) ([]string, []string) {
 	return []string{os.Args[0]}, append(os.Environ(), envCLIArgs+"="+args)
-}
-
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		var now int
-		for range 2400 { // a bound far beyond any machine's need; ends as soon as the condition holds
-			if now = runtime.NumGoroutine(); now <= before {
-				return
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
-		buf := make([]byte, 1<<20)
-		t.Errorf("goroutine leak: %d before, %d after\n%s", before, now, buf[:runtime.Stack(buf, true)])
-	})
-}
-
-func assertGone(t *testing.T, pid int) {
-	t.Helper()
-	for range 2400 { // a bound far beyond any machine's need; ends as soon as the condition holds
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Errorf("process %d still exists after Close", pid)
-}
-
-type tsProbe struct {
-	Tools []struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	} `json:"tools"`
-	Calls []struct {
-		Name    string `json:"name"`
-		Text    string `json:"text"`
-		IsError bool   `json:"isError"`
-	} `json:"calls"`
-}
-
-// runTSClient drives a server command with interop/ts_client.mjs; it
-// fails (never skips) when Node.js or the npm packages are missing.
-func runTSClient(t *testing.T, env []string, calls [][2]string, server ...string) tsProbe {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "interop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Fatalf("interop npm packages are missing (%v): run `make test`, which runs npm ci in interop/", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH (%v): the interop tests need Node.js", err)
-	}
-	args := []string{filepath.Join(dir, "ts_client.mjs")}
-	for _, c := range calls {
-		args = append(args, "--call", c[0], c[1])
-	}
-	cmd := exec.Command(node, append(append(args, "--"), server...)...)
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ts_client: %v\nstderr: %s", err, stderr.String())
-	}
-	var p tsProbe
-	if err := json.Unmarshal(stdout.Bytes(), &p); err != nil {
-		t.Fatalf("ts_client output %q: %v", stdout.String(), err)
-	}
-	return p
 }
 
 // TestInteropFixtureServe: both the official TypeScript client and our Go
@@ -128,7 +51,7 @@ func TestInteropFixtureServe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd, env := mcpsecCommand(tc.args)
 
-			p := runTSClient(t, env, [][2]string{{"calculate", `{"expression":"(12.5 + 7) * 3"}`}}, cmd...)
+			p := testkit.TSClient(t, nil, env, [][2]string{{"calculate", `{"expression":"(12.5 + 7) * 3"}`}}, cmd...)
 			var tsNames []string
 			for _, tl := range p.Tools {
 				tsNames = append(tsNames, tl.Name)
@@ -142,7 +65,7 @@ func TestInteropFixtureServe(t *testing.T) {
 				t.Errorf("TS client calculate = %+v", p.Calls)
 			}
 
-			checkGoroutines(t)
+			testkit.CheckGoroutines(t)
 			c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: tc.name, Command: cmd, Env: env}, mcpconn.DefaultOptions())
 			if err != nil {
 				t.Fatalf("Go client connect: %v", err)
@@ -180,14 +103,14 @@ func TestHostileViaCLI(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.mode, func(t *testing.T) {
-			checkGoroutines(t)
+			testkit.CheckGoroutines(t)
 			cmd, env := mcpsecCommand("fixture faulty --mode " + tc.mode)
 			c, err := mcpconn.Connect(context.Background(), mcpconn.Source{Name: "cli-" + tc.mode, Command: cmd, Env: env}, mcpconn.DefaultOptions())
 			if err == nil {
 				pid := c.Pid()
 				_, err = c.CallTool(context.Background(), "poke", nil)
 				c.Close()
-				assertGone(t, pid)
+				testkit.AssertReaped(t, pid)
 			}
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpsec/mcpsec/internal/mcpconn"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // BenchmarkSameServerVsTS compares mcpsec's client with the official
@@ -24,18 +25,7 @@ import (
 // their ratio are reported. Only these same-server ratios are quoted in
 // the README. Run it with `make compare-ts`.
 func BenchmarkSameServerVsTS(b *testing.B) {
-	interop, err := filepath.Abs(filepath.Join("..", "..", "..", "interop"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	everything := filepath.Join(interop, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(everything); err != nil {
-		b.Fatalf("interop npm packages are missing (%v): run `make deps`", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		b.Fatalf("node is not on PATH: %v", err)
-	}
+	node, interop := testkit.Interop(b)
 	fixtureCmd, fixtureEnv := mcpsecCommand("fixture serve --server benign")
 	servers := []struct {
 		name    string
@@ -45,7 +35,7 @@ func BenchmarkSameServerVsTS(b *testing.B) {
 		args    string
 		want    string
 	}{
-		{"ts-server-everything", []string{node, everything, "stdio"}, os.Environ(), "echo", `{"message":"ping"}`, "ping"},
+		{"ts-server-everything", testkit.OfficialServer(b, "server-everything", "stdio"), os.Environ(), "echo", `{"message":"ping"}`, "ping"},
 		{"go-sdk-fixture-serve", fixtureCmd, fixtureEnv, "calculate", `{"expression":"(12.5 + 7) * 3"}`, "58.5"},
 	}
 	const calls, rounds = 3000, 3

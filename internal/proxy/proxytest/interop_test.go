@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/fixture"
 	"github.com/mcpsec/mcpsec/internal/proxy"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // TestTSClientThroughProxy: the official TypeScript client lists and calls
@@ -15,8 +16,7 @@ import (
 // tools are withheld; every other tool reaches the client exactly as it
 // does without the proxy; calls are relayed.
 func TestTSClientThroughProxy(t *testing.T) {
-	node, dir := interopDir(t)
-	everything := []string{node, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}
+	everything := testkit.OfficialServer(t, "server-everything", "stdio")
 	cases := []struct {
 		name      string
 		inner     []string // mcpsec arguments of a fixture upstream

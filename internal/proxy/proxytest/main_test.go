@@ -9,16 +9,12 @@ package proxytest_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +22,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/cli"
 	"github.com/mcpsec/mcpsec/internal/proxy"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // The test binary runs mcpsec with the JSON argument list in envArgs, or
@@ -119,75 +116,15 @@ func proxyOver(flags []string, inner ...string) ([]string, []string) {
 	return argv, append(env, envInner+"="+jsonArgs(inner...))
 }
 
-func interopDir(t testing.TB) (node, dir string) {
+// tsClient runs the official TypeScript client against argv (with env),
+// asking for each tool and result as it was parsed (--raw).
+func tsClient(t *testing.T, argv, env []string, calls ...[2]string) testkit.TSProbe {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "interop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Fatalf("interop npm packages are missing (%v): run `make test`, which runs npm ci in interop/", err)
-	}
-	node, err = exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH (%v): the interop tests need Node.js", err)
-	}
-	return node, dir
+	return testkit.TSClient(t, []string{"--raw"}, env, calls, argv...)
 }
 
-type tsProbe struct {
-	Tools []struct {
-		Name string `json:"name"`
-		Raw  string `json:"raw"`
-	} `json:"tools"`
-	Calls []struct {
-		Name    string `json:"name"`
-		Text    string `json:"text"`
-		IsError bool   `json:"isError"`
-		Result  string `json:"result"`
-	} `json:"calls"`
-	Resources []string `json:"resources"`
-	Templates []string `json:"templates"`
-	Reads     []struct {
-		URI   string `json:"uri"`
-		Text  string `json:"text"`
-		Error string `json:"error"`
-	} `json:"reads"`
-	Updated string `json:"updated"`
-}
-
-// tsClient runs the official TypeScript client against argv (with env).
-func tsClient(t *testing.T, argv, env []string, calls ...[2]string) tsProbe {
-	t.Helper()
-	return tsClientFlags(t, []string{"--raw"}, argv, env, calls...)
-}
-
-// tsClientFlags is tsClient with the probe's own flags (--resources,
-// --read URI, --subscribe URI).
-func tsClientFlags(t *testing.T, flags, argv, env []string, calls ...[2]string) tsProbe {
-	t.Helper()
-	node, dir := interopDir(t)
-	args := append([]string{filepath.Join(dir, "ts_client.mjs")}, flags...)
-	for _, c := range calls {
-		args = append(args, "--call", c[0], c[1])
-	}
-	args = append(append(args, "--"), argv...)
-	cmd := exec.Command(node, args...)
-	cmd.Env = env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ts client: %v\n%s", err, errb.String())
-	}
-	var p tsProbe
-	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
-		t.Fatalf("ts client output %q: %v", out.String(), err)
-	}
-	return p
-}
-
-// assertGone waits for a process to be reaped by its parent; it polls
-// because an exit is not an event this process can wait on.
+// assertGone reads the pid a process wrote to pidFile and waits for it
+// to stop: its parent (a proxy) reaps it, or the init process does.
 func assertGone(t *testing.T, pidFile string) {
 	t.Helper()
 	b, err := os.ReadFile(pidFile)
@@ -195,23 +132,12 @@ func assertGone(t *testing.T, pidFile string) {
 		t.Errorf("no pid file %s: %v", pidFile, err)
 		return
 	}
-	pid, _ := strconv.Atoi(string(b))
-	// Up to 30 s: a killed process is gone within milliseconds.
-	for range 3000 {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		// A dead process whose parent died too is a zombie until the
-		// init process reaps it: it runs nothing any more.
-		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-			if f := bytes.Fields(st[bytes.LastIndexByte(st, ')')+1:]); len(f) > 0 && string(f[0]) == "Z" {
-				return
-			}
-		}
-		runtime.Gosched()
-		time.Sleep(10 * time.Millisecond)
+	pid, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Errorf("pid file %s: %v", pidFile, err)
+		return
 	}
-	t.Errorf("process %d (%s) still exists", pid, filepath.Base(pidFile))
+	testkit.AssertStopped(t, pid)
 }
 
 // auditSchema is the published schema of an audit line.

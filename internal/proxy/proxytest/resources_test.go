@@ -1,6 +1,7 @@
 package proxytest_test
 
 import (
+	"github.com/mcpsec/mcpsec/internal/testkit"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,16 +16,15 @@ import (
 // resources/updated for it (server-everything sends one for every
 // subscribed URI when toggle-subscriber-updates is called).
 func TestTSClientResourcesThroughProxy(t *testing.T) {
-	node, dir := interopDir(t)
-	everything := []string{node, filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}
+	everything := testkit.OfficialServer(t, "server-everything", "stdio")
 	const uri = "demo://resource/dynamic/text/1"
 	flags := []string{"--resources", "--read", uri, "--subscribe", uri}
 	call := [2]string{"toggle-subscriber-updates", "{}"}
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	viaArgv, viaEnv := mcpsec(append([]string{"proxy", "--audit", audit, "--"}, everything...)...)
 
-	direct := tsClientFlags(t, flags, everything, os.Environ(), call)
-	via := tsClientFlags(t, flags, viaArgv, viaEnv, call)
+	direct := testkit.TSClient(t, flags, os.Environ(), [][2]string{call}, everything...)
+	via := testkit.TSClient(t, flags, viaEnv, [][2]string{call}, viaArgv...)
 
 	// The proxy lists in URI order, the server in its own.
 	for _, l := range [][]string{direct.Templates, via.Templates, direct.Resources, via.Resources} {

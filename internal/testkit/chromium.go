@@ -1,16 +1,11 @@
-// Package headless starts Debian's Chromium for the tests of mcpsec's
-// HTML pages and records every request a page makes, so a test can assert
-// that a self-contained page fetched nothing.
-//
-// Chromium is installed by the test command (make deps). A test that
-// needs it fails, never skips, when it is missing: a skipped browser test
-// would let a broken page through unnoticed.
-package headless
+package testkit
 
 import (
 	"context"
+	"flag"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -19,11 +14,17 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// docsScreenshots is the switch that refreshes the README's pictures:
+//
+//	go test ./internal/report ./internal/scan ./internal/redteam -run InBrowser -args -docs-screenshots
+var docsScreenshots = flag.Bool("docs-screenshots", false, "also write the README's screenshots to docs/")
+
 // candidates are the names Debian and other distributions give Chromium.
 var candidates = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
 
-// Find returns the path of a Chromium binary, honouring $MCPSEC_CHROMIUM.
-func Find() (string, bool) {
+// FindChromium returns the path of a Chromium binary, honouring
+// $MCPSEC_CHROMIUM.
+func FindChromium() (string, bool) {
 	if p := os.Getenv("MCPSEC_CHROMIUM"); p != "" {
 		return p, true
 	}
@@ -44,11 +45,11 @@ type Browser struct {
 	requests []string
 }
 
-// New starts Chromium for t (failing t when it is missing) and stops it
-// when t ends. Network events are recorded from the first navigation.
-func New(t testing.TB) *Browser {
+// Chromium starts Chromium for t (failing t when it is missing) and stops
+// it when t ends. Network events are recorded from the first navigation.
+func Chromium(t testing.TB) *Browser {
 	t.Helper()
-	path, ok := Find()
+	path, ok := FindChromium()
 	if !ok {
 		t.Fatalf("chromium not found: run `make deps` (it installs Debian's chromium with apt-get), or set MCPSEC_CHROMIUM to a Chromium binary")
 	}
@@ -112,4 +113,42 @@ func (b *Browser) Requests() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string(nil), b.requests...)
+}
+
+// AssertOnlyRequested fails t unless every request the page made was for
+// url itself (a self-contained page fetches nothing else) and at least
+// one was recorded (else the listener, not the page, is what was tested).
+func (b *Browser) AssertOnlyRequested(t testing.TB, url string) {
+	t.Helper()
+	reqs := b.Requests()
+	if len(reqs) == 0 {
+		t.Error("no request recorded at all: the network listener is not working")
+	}
+	for _, u := range reqs {
+		if u != url {
+			t.Errorf("the page requested %s", u)
+		}
+	}
+}
+
+// Screenshot runs before (scrolling, say), captures the viewport and
+// writes it as name into t's temporary directory, and also into the
+// module's docs/ when the test binary runs with -docs-screenshots. The
+// temporary copy means every run exercises the capture, not only a
+// refresh of the README's pictures.
+func (b *Browser) Screenshot(t testing.TB, name string, before ...chromedp.Action) {
+	t.Helper()
+	var png []byte
+	if err := chromedp.Run(b.Ctx, append(before, chromedp.CaptureScreenshot(&png))...); err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dirs := []string{t.TempDir()}
+	if *docsScreenshots {
+		dirs = append(dirs, filepath.Join(Root(t), "docs"))
+	}
+	for _, d := range dirs {
+		if err := os.WriteFile(filepath.Join(d, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
