@@ -342,13 +342,14 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 			lows[i] = strings.ToLower(s)
 		}
 	}
+	// known marks the sentences whose features are computed; the kind
+	// checks below compute the others when they ask for them.
+	known := make([]bool, len(sents))
 	switch {
 	case !may:
-	case len(sents) == 1 || sc.ungated || kg != 0:
-		// The kind checks read the features of any sentence; they get
-		// them all, as the rules do without the per-sentence gate.
+	case len(sents) == 1 || sc.ungated:
 		for i, s := range sents {
-			feats[i] = sc.sentenceFeatures(s, lows[i], server, tool)
+			feats[i], known[i] = sc.sentenceFeatures(s, lows[i], server, tool), true
 		}
 	default:
 		// Only sentences a rule could fire on are examined.
@@ -356,7 +357,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		for i, s := range sents {
 			if rel[i] {
 				sc.seed(i, s, lows[i])
-				feats[i] = sc.sentenceFeatures(s, lows[i], server, tool)
+				feats[i], known[i] = sc.sentenceFeatures(s, lows[i], server, tool), true
 			}
 		}
 	}
@@ -397,11 +398,11 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		}
 	}
 	if kg != 0 {
-		// Without the prefilter's pass no features were computed; the
-		// kind checks then compute them for the sentences they examine.
-		known := make([]bool, len(sents))
+		// Sentences the prefilter did not examine get their features
+		// when a kind check asks for them. (The kind checks do not read
+		// fNamedTarget, the one feature that a sentence's neighbours add.)
 		featOf := func(i int) feature {
-			if !may && !known[i] {
+			if !known[i] {
 				known[i] = true
 				feats[i] = sc.sentenceFeatures(sents[i], lows[i], server, tool)
 			}
