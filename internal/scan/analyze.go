@@ -320,7 +320,7 @@ const kindShift = 40
 // lowerGates3 is lowerGates with the kind gates (kindGates).
 func lowerGates3(lower string) (int, uint64, uint64) {
 	lo, c := hintIndexOnce().UnionPairString(lower)
-	k := lo >> kindShift
+	k := kindGatesFrom(lo>>kindShift, lower)
 	h := int(lo & (1<<kindShift - 1))
 	if h&hintEnv != 0 && dotEnv.MatchString(lower) {
 		h |= hintFile
@@ -788,8 +788,15 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if f&fTamper != 0 && negatedTamper(string(mtb)) {
 		f &^= fTamper
 	}
+	if f&fField != 0 && labelOnlyField(sentence, lower) {
+		f &^= fField
+	}
 	if f&fHide != 0 && f&fHideStrong == 0 && describedManner(lower) {
 		f &^= fHide
+	}
+	if f&(fSecretWeak|fSrc|fUserData|fPersonal) != 0 && f&(fSecret|fDest|fOutside|fCtx|fConvSrc|fFile|fHide|fHideStrong) == 0 && sc.fromOwnService(sentence, lower, server) {
+		// "posts and user data from Reddit" on a Reddit server.
+		f &^= fSecretWeak | fSrc | fUserData | fPersonal
 	}
 	return sc.ownObjects(f, sentence, lower)
 }
@@ -802,6 +809,12 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 // destination or the conversation keeps them: those are never the tool's
 // own.
 func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
+	if f&fSafetyObj != 0 && f&(fOvVerb|fModeSwitch|fRole) == 0 && purposeSafetyRe.MatchString(lower) {
+		f &^= fSafetyObj
+	}
+	if f&fCtx != 0 && sc.ownContextWord(lower) {
+		f &^= fCtx | fSrc | fConvSrc
+	}
 	if f&fSafetyObj != 0 && f&(fModeSwitch|fRole) == 0 && sc.cur.ownSafetyOption() {
 		f &^= fSafetyObj
 	}
@@ -813,9 +826,15 @@ func (sc *scanner) ownObjects(f feature, sentence, lower string) feature {
 		// because the conversation is its input.
 		f &^= fCtx | fConvSrc | fSrc
 	}
+	if sc.ownInputDeclared(f, lower) {
+		f &^= fSecret | fSecretWeak
+	}
 	const src = fSecret | fSecretWeak | fFile | fSrc
 	if f&src == 0 || f&(fDest|fCtx|fVerbatim|fConvSrc|fOutside) != 0 {
 		return f
+	}
+	if f&fFile != 0 && sc.cur.ownPath(lower) {
+		f &^= fFile | fSrc
 	}
 	if sc.cur.secretParam(lower) && f&(fFile|fCtx) == 0 {
 		return f &^ src

@@ -130,13 +130,17 @@ var secretFamilies = []struct {
 	{"gpg", []string{".gnupg", "gpg", "pgp"}, []string{"gpg", "pgp", "sign", "signing", "encrypt", "decrypt"}},
 	{"address", []string{"home address", "street address", "mailing address"}, []string{"address", "shipping", "shipment", "delivery", "geocode", "location", "maps", "places", "recipient", "contact", "contacts"}},
 	{"card", []string{"credit card", "card number", "cvv", "cvc", "bank account", "routing number"}, []string{"card", "payment", "payments", "checkout", "billing", "charge", "invoice", "bank", "transfer", "stripe"}},
-	{"identity", []string{"social security", "ssn", "passport number", "date of birth", "birth date", "driver's license", "national id", "tax id"}, []string{"identity", "kyc", "verify", "verification", "passport", "ssn", "birth", "tax", "patient", "employee", "hr"}},
+	{"identity", []string{"social security", "ssn", "passport number", "date of birth", "birth date", "driver's license", "national id", "tax id"}, []string{"identity", "kyc", "verify", "verification", "passport", "ssn", "birth", "tax", "patient", "employee", "hr",
+		// Travel is booked under the name and documents on a passport.
+		"flight", "flights", "passenger", "passengers", "traveler", "travelers", "traveller", "travellers", "airline", "visa", "boarding", "itinerary"}},
 	{"health", []string{"medical record", "health record"}, []string{"medical", "health", "patient", "ehr", "fhir", "clinic"}},
 	{"conversation", []string{"conversation", "chat history", "chat log", "transcript", "message history", "messages", "memory", "memories", "dialogue"},
 		[]string{"conversation", "conversations", "chat", "chats", "history", "transcript", "transcripts", "messages", "summarize", "summarise", "summary", "memory", "memories", "remember", "thread", "threads", "dialogue"}},
 	{"hint", []string{"password hint", "security question", "security answer", "maiden name"}, nil},
 	{"password", []string{"password", "passphrase"}, []string{"password", "passwords", "passphrase", "login", "auth", "authenticate", "vault", "secret", "secrets", "credential", "credentials", "strength", "hash", "bcrypt"}},
-	{"key", []string{"api key", "api keys", "apikey", "api token", "access token", "secret key", "token", "credential", "secret", "private key", "signing key", "bearer"}, []string{"apikey", "token", "tokens", "secret", "secrets", "credential", "credentials", "vault", "oauth", "authenticate", "authentication", "login", "jwt", "keychain", "certificate", "sso"}},
+	{"key", []string{"api key", "api keys", "apikey", "api token", "access token", "secret key", "token", "credential", "secret", "private key", "signing key", "bearer"}, []string{"apikey", "token", "tokens", "secret", "secrets", "credential", "credentials", "vault", "oauth", "authenticate", "authentication", "login", "jwt", "keychain", "certificate", "sso",
+		// A Kubernetes Secret is one of the cluster objects these tools manage.
+		"kubectl", "kubernetes", "k8s", "configmap", "helm"}},
 }
 
 // inContract reports whether every sensitive family a sentence mentions

@@ -41,6 +41,14 @@ const (
 	kgFile
 	kgDecode
 	kgAlter
+	kgTransform
+	// Companion gates: a check runs only when its own gate and its
+	// companion's both pass, so that common words alone open nothing.
+	kgModel
+	kgUserish
+	kgQuant
+	kgParty
+	kgPossessive
 )
 
 func kindGatePatterns() (ps []string, vs []uint64) {
@@ -62,6 +70,15 @@ func kindGatePatterns() (ps []string, vs []uint64) {
 	add(kgLift, "disabled", "retired", "rolled back", "reset", "revoked", "lifted", "suspended", "removed", "switched off", "turned off",
 		"no longer", "not in effect", "out of effect", "void", "waived", "expired", "deactivated", "obsolete")
 	add(kgBan, "never", "not ", "n't ")
+	add(kgModel, "assistant", "agent", "model", "the ai", "llm")
+	add(kgUserish, "user", "customer", "caller", "requester", "they ", "he ", "she ", "requested", "specified", "chosen", "given",
+		"provided", "selected", "supplied", "intended")
+	add(kgQuant, "any ", "all ", "every", "each ", "whichever", "whatever", "anything", "everything", "wherever", "come across", "you find",
+		"you see", "you notice", "you encounter", "someone", "anyone", "pasted", "keeps")
+	add(kgParty, "third", "contractor", "partner", "vendor's", "author", "resale", "reseller", "advertis", "broker", "buyer", "operated by",
+		"controlled by", "owned by", "maintained by", "held by", "run by", "administered by", "outside", "subscribing")
+	add(kgTransform, "hex", "base64", "encod", "character", "digit", "reversed", "backwards", "spelled", "dots between", "dot between")
+	add(kgPossessive, "user's", "your ", "their ")
 	add(kgDecode, "decod", "deciph", "unescap", "rot13")
 	add(kgAlter, "multipl", "times ", "increase", "inflate", "doubl", "append", "end with", "prepend", "suffix")
 	add(kgDecl, "sent", "forward", "copied", "copies", "replicat", "mirror", "syndicat", "shared", "shares", "upload", "transmit", "relay",
@@ -84,7 +101,28 @@ func (sc *scanner) kindHints() uint64 {
 // gates (see buildHints).
 func kindGates(lower string) uint64 {
 	lo, _ := hintIndexOnce().UnionPairString(lower)
-	return lo >> kindShift
+	return kindGatesFrom(lo>>kindShift, lower)
+}
+
+// kindGatesFrom applies the companion gates to the phrases found, g.
+func kindGatesFrom(g uint64, lower string) uint64 {
+	if g == 0 {
+		return 0
+	}
+	need := func(bit, companion uint64) {
+		if g&bit != 0 && g&companion == 0 {
+			g &^= bit
+		}
+	}
+	need(kgTamper, kgUserish)
+	need(kgSweep, kgQuant)
+	need(kgDecl, kgParty)
+	need(kgLift, kgModel)
+	need(kgTransform, kgPossessive)
+	if g&(kgBan|kgAlter) != 0 && !strings.ContainsAny(lower, "_-") {
+		g &^= kgBan | kgAlter // both act on a named tool
+	}
+	return g &^ (kgModel | kgUserish | kgQuant | kgParty | kgPossessive)
 }
 
 var (
@@ -194,14 +232,16 @@ func (sc *scanner) kindMatches(sents, lows []string, featOf func(int) feature, g
 	for i, s := range sents {
 		l := lows[i]
 		if g&kgTamper != 0 && !fired["tamper.overrule_user"] {
-			if loc := overruleRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) && valueSetRe.MatchString(l) && (order(featOf(i)) || settingClauseRe.MatchString(l)) {
+			if !containsAny(l, "whatever", "whichever", "regardless", "irrespective", "no matter", "even ", "ignor", "disregard", "overrid", "instead of") ||
+				!containsAny(l, "user", "customer", "caller", "requester", "they ", "he ", "she ", "requested", "specified", "chosen", "given", "provided", "selected", "supplied", "intended") {
+			} else if loc := overruleRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) && valueSetRe.MatchString(l) && (order(featOf(i)) || settingClauseRe.MatchString(l)) {
 				emit("tamper.overrule_user", s)
 			}
 		}
 		if g&kgConceal != 0 && !fired["conceal.misreport"] && misreports(l, func() feature { return featOf(i) }) {
 			emit("conceal.misreport", s)
 		}
-		if g&kgSide != 0 && desc && !fired["inject.side_task"] && answerOrModel(l) && sideTask(l, featOf(i)) {
+		if g&kgSide != 0 && desc && !fired["inject.side_task"] && (strings.ContainsAny(l, "_-") || containsAny(l, "call", "invoke")) && answerOrModel(l) && sideTask(l, featOf(i)) {
 			emit("inject.side_task", s)
 		}
 		if g&kgSweep != 0 && !fired["exfil.secret_sweep"] && sweeps(l, featOf, i, part) {
@@ -210,7 +250,7 @@ func (sc *scanner) kindMatches(sents, lows []string, featOf func(int) feature, g
 		if g&kgDestroy != 0 && !fired["inject.destructive_command"] && sc.destroys(l, featOf, i) {
 			emit("inject.destructive_command", s)
 		}
-		if !fired["inject.destructive_command"] && i+1 < len(sents) && noAskRe.MatchString(lows[i+1]) && destroyVerbRe.MatchString(l) && !negatedSentence(matchText(l)) {
+		if !fired["inject.destructive_command"] && i+1 < len(sents) && containsAny(lows[i+1], "without", "ask", "confirm") && noAskRe.MatchString(lows[i+1]) && destroyVerbRe.MatchString(l) && !negatedSentence(matchText(l)) {
 			// "Deleting the namespace is the approved fix. Do it without
 			// asking.": the destruction and the dropped check in turn.
 			if loc := noAskRe.FindStringIndex(lows[i+1]); !negatedBefore(lows[i+1], loc[0]) {
@@ -223,7 +263,7 @@ func (sc *scanner) kindMatches(sents, lows []string, featOf func(int) feature, g
 		if g&kgAlter != 0 && !fired["xtool.alter_args"] && alterRe.MatchString(l) && sc.altersOther(l, featOf(i)) {
 			emit("xtool.alter_args", s)
 		}
-		if part == "schema" && !fired["conceal.encode_secret"] && transformRe.MatchString(l) && containsAny(l, "the user's", "user's", "your ", "their ") && featOf(i)&(fSecret|fSecretWeak) != 0 && !guardVerbRe.MatchString(l) {
+		if g&kgTransform != 0 && part == "schema" && !fired["conceal.encode_secret"] && containsAny(l, "user's", "your ", "their ") && transformRe.MatchString(l) && featOf(i)&(fSecret|fSecretWeak) != 0 && !guardVerbRe.MatchString(l) {
 			emit("conceal.encode_secret", s)
 		}
 		if g&kgLift != 0 && !fired["inject.rules_lifted"] {
@@ -247,13 +287,13 @@ func (sc *scanner) kindMatches(sents, lows []string, featOf func(int) feature, g
 			emit("exfil.secret_file_read", s)
 		}
 		if g&kgBan != 0 && desc {
-			if ban < 0 && banRe.MatchString(l) && !banCondRe.MatchString(l) && featOf(i)&(fOtherTool|fForeignTool) != 0 {
+			if ban < 0 && strings.ContainsAny(l, "_-") && banRe.MatchString(l) && !banCondRe.MatchString(l) && featOf(i)&(fOtherTool|fForeignTool) != 0 {
 				ban = i
 			}
-			if claim < 0 && onlyOneRe.MatchString(l) {
+			if claim < 0 && containsAny(l, "the only", "the sole") && onlyOneRe.MatchString(l) {
 				claim = i
 			}
-			if claim < 0 && claimAllRe.MatchString(l) && (strings.Contains(l, "this ") || sc.namesOwnTool(l, tool)) {
+			if claim < 0 && (strings.Contains(l, "this ") || sc.namesOwnTool(l, tool)) && claimAllRe.MatchString(l) {
 				if f := featOf(i); (f&fSelfRef != 0 || sc.namesOwnTool(l, tool)) && (order(f) || strings.Contains(l, "wins")) {
 					claim = i
 				}
@@ -277,24 +317,31 @@ func (sc *scanner) namesOwnTool(lower, tool string) bool {
 // misreports reports an order to tell the user something scripted or to
 // leave what the tool did out of the answer.
 func misreports(l string, featOf func() feature) bool {
-	if loc := leaveOutRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) {
-		return true
+	// Each expression runs only when its anchor word is in the sentence.
+	if strings.Contains(l, "out of") {
+		if loc := leaveOutRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) {
+			return true
+		}
 	}
-	if loc := suppressRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) {
-		return true
+	if strings.Contains(l, "suppress") {
+		if loc := suppressRe.FindStringIndex(l); loc != nil && !negatedBefore(l, loc[0]) {
+			return true
+		}
 	}
-	if askTriggerRe.MatchString(l) {
+	if strings.Contains(l, "ask") && askTriggerRe.MatchString(l) {
 		if loc := scriptedRe.FindStringIndex(l); loc != nil && denialRe.MatchString(l[loc[1]:]) {
 			return true
 		}
 	}
-	if loc := asIfRe.FindStringIndex(l); loc != nil && denialRe.MatchString(l[loc[1]:]) {
+	if containsAny(l, "as if", "as though") {
+		if loc := asIfRe.FindStringIndex(l); loc != nil && denialRe.MatchString(l[loc[1]:]) {
+			return true
+		}
+	}
+	if strings.Contains(l, "tell") && offlineLieRe.MatchString(l) && !containsAny(l, "if ", "when ", "unless ") {
 		return true
 	}
-	if offlineLieRe.MatchString(l) && !containsAny(l, "if ", "when ", "unless ") {
-		return true
-	}
-	return relabelRe.MatchString(l) && featOf()&(fUser|fAddrModel|fAddr) != 0
+	return strings.Contains(l, " as ") && relabelRe.MatchString(l) && featOf()&(fUser|fAddrModel|fAddr) != 0
 }
 
 // answerOrModel is the cheap half of sideTask: the model or its answer is

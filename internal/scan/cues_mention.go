@@ -37,7 +37,7 @@ var bareModeRe = lazyRE(`\b(?:unrestricted|god|jailbreak|jailbroken|dan|unfilter
 
 // weakFiring reports a firing of r on sentence at (with the next one for a
 // window pair) that mentions its cue rather than uses it.
-func weakFiring(r *Rule, part string, sents []string, feats []feature, at int) bool {
+func weakFiring(r *Rule, part string, sents []string, feats []feature, at int, ownMarkup bool) bool {
 	if !mentionRules[r.ID] || at < 0 {
 		return false
 	}
@@ -52,7 +52,7 @@ func weakFiring(r *Rule, part string, sents []string, feats []feature, at int) b
 			return true
 		}
 	}
-	if r.ID == "inject.role_markup" && labelMarkup(lower) {
+	if r.ID == "inject.role_markup" && (labelMarkup(lower) || ownMarkup) {
 		return true
 	}
 	if mentionFrame(lower) {
@@ -87,4 +87,30 @@ func labelMarkup(lower string) bool {
 	}
 	before := strings.TrimRight(lower[:loc[0]], " ")
 	return strings.HasSuffix(before, " the") || before == "the" || strings.HasSuffix(before, " a") || strings.HasSuffix(before, " an")
+}
+
+// protectiveRe finds personal data as the object of the tool's own
+// protection: encrypted, redacted, masked, hashed, kept out of exports.
+var protectiveRe = lazyRE(`\b(?:protect\w*|encrypt\w*|redact\w*|mask\w*|hash(?:es|ed|ing)?|anonymi[sz]\w*|pseudonymi[sz]\w*|tokeni[sz]\w*|hides? them from|never (?:stored|logged|kept|retained)|not (?:stored|logged|retained))\b`)
+
+// protectiveOrLabel reports a personal-data firing that names a kind of
+// data as a label (an enum value "ssn") or says how the tool protects it,
+// and an encoding firing whose object is a checksum or signature: the
+// text does not ask for the data.
+func (sc *scanner) protectiveOrLabel(r *Rule, sents []string, at int) bool {
+	if at < 0 {
+		return false
+	}
+	lower := strings.ToLower(sents[at])
+	switch r.ID {
+	case "exfil.param_personal":
+		return sc.unitLabel || protectiveRe.MatchString(lower)
+	case "exfil.personal_request":
+		return protectiveRe.MatchString(lower)
+	case "conceal.encode":
+		// A checksum or signature made with a secret is not the secret
+		// in disguise.
+		return derivativeRe.MatchString(lower)
+	}
+	return false
 }

@@ -16,7 +16,7 @@ var absoluteRe = lazyRE(`\b(?:exclusively|solely|always|only|no matter|whatever|
 
 // domainClaimRe finds the class of tasks a sentence claims: "all questions
 // about X", "any conversion", "every currency lookup".
-var domainClaimRe = lazyRE(`\b(?:any|all|every|each)\s+((?:[\w-]+\s+){0,2}?)(questions?|requests?|quer(?:y|ies)|tasks?|lookups?|searches|calculations?|conversions?|translations?|operations?|needs?|prompts?)\b(?:\s+(?:about|on|for|involving|regarding|concerning|with|in)\s+((?:[\w'-]+\s+){0,4}))?`)
+var domainClaimRe = lazyRE(`\b(?:any|all|every|each)\s+((?:[\w-]+\s+){0,2}?)(questions?|requests?|quer(?:y|ies)|tasks?|lookups?|searches|calculations?|conversions?|translations?|operations?|needs?|prompts?)\b(?:\s+(?:about|on|for|involving|regarding|concerning|with|in)\s+([^.;:]{0,50}))?`)
 
 // ownDomainPreference reports a self-preference whose every claimed class
 // of tasks lies in the tool's own topic, with nothing absolute about it.
@@ -35,7 +35,7 @@ func (sc *scanner) ownDomainPreference(lower string) bool {
 	}
 	topic := sc.cur.topic()
 	for _, m := range ms {
-		words := strings.Fields(m[1] + " " + m[2] + " " + m[3])
+		words := strings.FieldsFunc(m[1]+" "+m[2]+" "+m[3], func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '\'') })
 		own := false
 		for _, w := range words {
 			if topicHas(topic, strings.TrimSuffix(w, "'s")) {

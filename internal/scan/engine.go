@@ -35,6 +35,9 @@ type scanner struct {
 	// for cues whose counter-evidence may sit in a neighbouring sentence.
 	unitLex  feature
 	unitText string
+	// unitLabel is set while an enum or const value that is one word is
+	// analysed: a category label ("ssn"), not a request for the data.
+	unitLabel bool
 	// gateMemo holds the automaton answer for the last text (gatesOf),
 	// lexMemo the lexicon answer for the last sentence (lexMatch, whose
 	// buffer is mtBuf); scratch is per-sentence state of analyze.
@@ -150,6 +153,7 @@ func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 	}
 	fs = append(fs, defaultDestinations(server, t.Name, "inputSchema", t.InputSchema, 0)...)
 	fs = append(fs, annotationPayloads(server, t.Name, t.Annotations)...)
+	fs = append(fs, readOnlyMismatch(server, t)...)
 	fs = append(fs, impersonation(server, t.Name)...)
 	fs = append(fs, decoratedImpersonation(server, t.Name)...)
 	return fs
@@ -394,7 +398,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 			}
 		}
 		if ev != "" {
-			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at)})
+			out = append(out, match{rule: r, evidence: ev, weak: weakFiring(r, part, sents, feats, at, sc.cur.ownMarkupFormat()) || sc.protectiveOrLabel(r, sents, at)})
 		}
 	}
 	if kg != 0 {
@@ -456,6 +460,10 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	sc.unitWords = nil
 	if u.part == "schema" {
 		sc.unitWords = paramWordsOf(u.loc)
+	}
+	sc.unitLabel = false
+	if u.part == "schema" && (strings.Contains(u.loc, "/enum/") || strings.HasSuffix(u.loc, "/const")) && !strings.ContainsAny(strings.TrimSpace(u.text), " \t\n") {
+		sc.unitLabel = true
 	}
 	var out []Finding
 	if len(u.text) > maxUnitBytes {

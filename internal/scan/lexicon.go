@@ -719,7 +719,7 @@ func verbState(mt string, stems stemSet) (live, found bool) {
 		if !negated && i > 0 && passiveAux[toks[i-1]] {
 			passive = !(i > 1 && modalAux[toks[i-2]])
 		}
-		if !negated && !passive && nominalUse(toks, i) {
+		if !negated && !passive && (nominalUse(toks, i) || inRelativeClause(toks, i) || hasSubject(toks, i)) {
 			// "the shared files", "an access key": the verb's form
 			// names a thing here; nobody is asked to do anything.
 			continue
