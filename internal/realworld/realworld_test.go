@@ -25,13 +25,13 @@ import (
 // findings, 3 server-level findings; after the rules branch's precision
 // work, measured 2026-11-30 14:13 UTC: 18 of 1,870 tools (0.96%), 0
 // critical, 2 server-level; after the round-4 precision work (rulesprec),
-// measured on the dumped catalogs 2026-11-30 16:28 UTC: 11 tools, 0
+// measured 2026-11-30 16:40 UTC: 8 tools, 0
 // critical, 0 server-level), so the test holds them to that measured
 // ceiling: a rule change that flags more real tools fails here,
 // and each improvement should lower the ceiling until it meets the target.
 const (
 	targetFlaggedShare = 0.01
-	maxFlaggedTools    = 11
+	maxFlaggedTools    = 8
 	maxCritical        = 0
 	maxServerLevel     = 0
 )

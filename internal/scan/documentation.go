@@ -98,8 +98,10 @@ const pairObjects = fSecret | fSecretWeak | fCtx | fFile | fPersonal | fUserData
 var referRe = lazyRE(`\b(?:it|its|them|their|they|these|those|what you (?:find|found|see|saw|read|get|got|have)|the (?:result|results|output|value|values|contents|same|following|text|data)|following|below|such)\b`)
 
 func coherentPair(a, b string, fa, fb feature) bool {
-	if !isASCII(a) || !isASCII(b) || strings.HasSuffix(strings.TrimSpace(a), ":") {
-		// Other languages refer back in ways a word list does not see;
+	if !latinOnly(a) || !latinOnly(b) || strings.HasSuffix(strings.TrimSpace(a), ":") {
+		// Other languages (letters beyond ASCII; an em dash or curly
+		// quote in English prose does not count) refer back in ways a
+		// word list does not see;
 		// a lead-in ending in a colon introduces the next sentence.
 		return true
 	}
