@@ -42,8 +42,10 @@ type Index struct {
 	classes int
 	states  []state
 	// out[s] is the union of the values of the keywords that are suffixes
-	// of the text spelled by state s.
+	// of the text spelled by state s; out2 is the same for the second
+	// value word of an index built by NewPair (nil otherwise).
 	out   []uint64
+	out2  []uint64
 	dense []int32
 }
 
@@ -54,6 +56,21 @@ func New(patterns []string, values []uint64) *Index {
 	if len(values) != len(patterns) {
 		panic("keyword: patterns and values differ in length")
 	}
+	return build(patterns, values, nil)
+}
+
+// NewPair builds an index whose values are two words wide: lo[i] and
+// hi[i] belong to patterns[i]. Two keyword lists that are asked about the
+// same text share one automaton this way, so the text is read once for
+// both, and each list keeps a full word of value bits.
+func NewPair(patterns []string, lo, hi []uint64) *Index {
+	if len(lo) != len(patterns) || len(hi) != len(patterns) {
+		panic("keyword: patterns and values differ in length")
+	}
+	return build(patterns, lo, hi)
+}
+
+func build(patterns []string, values, values2 []uint64) *Index {
 	// Sorted, distinct patterns let the trie be built without maps: each
 	// pattern shares its longest common prefix with the previous one.
 	order := make([]int, 0, len(patterns))
@@ -73,6 +90,10 @@ func New(patterns []string, values []uint64) *Index {
 	parent := make([]int32, 1, size)
 	tlabel := make([]byte, 1, size)
 	val := make([]uint64, 1, size)
+	var val2 []uint64
+	if values2 != nil {
+		val2 = make([]uint64, 1, size)
+	}
 	firstKid := make([]int32, 1, size)
 	lastKid := make([]int32, 1, size)
 	nextSib := make([]int32, 1, size)
@@ -94,6 +115,9 @@ func New(patterns []string, values []uint64) *Index {
 			parent = append(parent, cur)
 			tlabel = append(tlabel, p[d])
 			val = append(val, 0)
+			if val2 != nil {
+				val2 = append(val2, 0)
+			}
 			firstKid = append(firstKid, 0)
 			lastKid = append(lastKid, 0)
 			nextSib = append(nextSib, 0)
@@ -107,6 +131,9 @@ func New(patterns []string, values []uint64) *Index {
 			cur = id
 		}
 		val[cur] |= values[i]
+		if val2 != nil {
+			val2[cur] |= values2[i]
+		}
 		prev = p
 	}
 
@@ -122,11 +149,17 @@ func New(patterns []string, values []uint64) *Index {
 		fail:  make([]int32, n),
 	}
 	ix := &Index{states: make([]state, n), out: make([]uint64, n)}
+	if val2 != nil {
+		ix.out2 = make([]uint64, n)
+	}
 	for q := 0; q < len(bfs); q++ {
 		old := bfs[q]
 		t.first[q] = int32(len(bfs))
 		t.label[q] = tlabel[old]
 		ix.out[q] = val[old]
+		if val2 != nil {
+			ix.out2[q] = val2[old]
+		}
 		for k := firstKid[old]; k != 0; k = nextSib[k] {
 			newID[k] = int32(len(bfs))
 			bfs = append(bfs, k)
@@ -155,6 +188,9 @@ func New(patterns []string, values []uint64) *Index {
 		}
 		t.fail[s] = f
 		ix.out[s] |= ix.out[f]
+		if val2 != nil {
+			ix.out2[s] |= ix.out2[f]
+		}
 	}
 
 	// Byte classes: every byte that occurs in a keyword is its own
@@ -280,10 +316,39 @@ func union[T string | []byte](ix *Index, text T) uint64 {
 	return u
 }
 
+// UnionPairString returns both value words' unions for text, for an
+// index built by NewPair (the second word is 0 for one built by New).
+func (ix *Index) UnionPairString(text string) (lo, hi uint64) {
+	if ix.out2 == nil {
+		return union(ix, text), 0
+	}
+	s := int32(0)
+	states, dense, out, out2, class := ix.states, ix.dense, ix.out, ix.out2, &ix.class
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		// The same step as union's, written out for the same reason.
+		for {
+			st := &states[s]
+			if st.row >= 0 {
+				s = dense[st.row+int32(class[c])]
+				break
+			}
+			if st.child != 0 && st.label == c {
+				s = st.child
+				break
+			}
+			s = st.fail
+		}
+		lo |= out[s]
+		hi |= out2[s]
+	}
+	return lo, hi
+}
+
 // States is the number of states of the automaton.
 func (ix *Index) States() int { return len(ix.states) }
 
 // Bytes is the memory the index holds, in bytes.
 func (ix *Index) Bytes() int {
-	return int(unsafe.Sizeof(*ix)) + int(unsafe.Sizeof(state{}))*cap(ix.states) + 8*cap(ix.out) + 4*cap(ix.dense)
+	return int(unsafe.Sizeof(*ix)) + int(unsafe.Sizeof(state{}))*cap(ix.states) + 8*cap(ix.out) + 8*cap(ix.out2) + 4*cap(ix.dense)
 }

@@ -197,3 +197,47 @@ func FuzzUnion(f *testing.F) {
 		}
 	})
 }
+
+// TestUnionPairMatchesReference: an index with two value words answers
+// each word as an index built from that word alone would, on random
+// pattern sets with repeated patterns and random texts.
+func TestUnionPairMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	hits := 0
+	for round := 0; round < 300; round++ {
+		n := 1 + r.Intn(80)
+		patterns := make([]string, n)
+		lo, hi := make([]uint64, n), make([]uint64, n)
+		for i := range patterns {
+			patterns[i] = randWord(r, 1+r.Intn(7))
+			lo[i], hi[i] = r.Uint64(), r.Uint64()
+			if r.Intn(3) == 0 {
+				lo[i] = 0 // a pattern of the second list only
+			}
+		}
+		ix := NewPair(patterns, lo, hi)
+		for k := 0; k < 40; k++ {
+			text := randWord(r, r.Intn(60))
+			gotLo, gotHi := ix.UnionPairString(text)
+			if wantLo, wantHi := naive(patterns, lo, text), naive(patterns, hi, text); gotLo != wantLo || gotHi != wantHi {
+				t.Fatalf("patterns %q text %q: got %x,%x, want %x,%x", patterns, text, gotLo, gotHi, wantLo, wantHi)
+			}
+			if gotLo != ix.UnionString(text) {
+				t.Fatalf("UnionString and the first word of UnionPairString disagree on %q", text)
+			}
+			if gotHi != 0 {
+				hits++
+			}
+		}
+	}
+	if hits < 1000 {
+		t.Fatalf("only %d texts matched anything; the comparison says little", hits)
+	}
+}
+
+func TestPairOnSingleIndex(t *testing.T) {
+	ix := New([]string{"ab"}, []uint64{1})
+	if lo, hi := ix.UnionPairString("xaby"); lo != 1 || hi != 0 {
+		t.Errorf("got %b,%b, want 1,0", lo, hi)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpsec/mcpsec/internal/keyword"
 )
@@ -268,16 +269,104 @@ func buildHints() *keyword.Index {
 		ps = append(ps, p)
 		vs = append(vs, uint64(kinds[i]))
 	}
-	return keyword.New(ps, vs)
+	// The cue gates (cues.go) read the same lower-cased text: they share
+	// the automaton, with their bits in the second value word.
+	cps, cvs := cueGatePatterns()
+	for _, v := range cvs {
+		if v&gateToolVerb != 0 {
+			panic("scan: a cue gate uses the bit of the tool-verb gate")
+		}
+	}
+	for _, p := range toolVerbPatterns() {
+		cps, cvs = append(cps, p), append(cvs, gateToolVerb)
+	}
+	// The kind gates (cues_kinds.go) too, above the hints in the first word.
+	kps, kvs := kindGatePatterns()
+	for i, v := range kvs {
+		if v >= 1<<(64-kindShift) {
+			panic("scan: too many kind gates for the shared automaton")
+		}
+		ps, vs = append(ps, kps[i]), append(vs, v<<kindShift)
+	}
+	for _, v := range vs[:len(vs)-len(kps)] {
+		if v >= 1<<kindShift {
+			panic("scan: too many raw hints for the shared automaton")
+		}
+	}
+	his := make([]uint64, len(ps), len(ps)+len(cps))
+	ps = append(ps, cps...)
+	vs = append(vs, make([]uint64, len(cps))...)
+	his = append(his, cvs...)
+	return keyword.NewPair(ps, vs, his)
 }
 
 // rawHints returns the hint bits present in lower-cased text.
 func rawHints(lower string) int {
-	h := int(hintIndexOnce().UnionString(lower))
+	h, _ := lowerGates(lower)
+	return h
+}
+
+// lowerGates returns the raw-hint bits and the cue-gate bits of
+// lower-cased text, from one automaton pass.
+func lowerGates(lower string) (int, uint64) {
+	h, c, _ := lowerGates3(lower)
+	return h, c
+}
+
+// kindShift places the kind gates' bits above the raw hints' in the
+// first value word of the shared automaton.
+const kindShift = 40
+
+// lowerGates3 is lowerGates with the kind gates (kindGates).
+func lowerGates3(lower string) (int, uint64, uint64) {
+	lo, c := hintIndexOnce().UnionPairString(lower)
+	k := kindGatesFrom(lo>>kindShift, lower)
+	h := int(lo & (1<<kindShift - 1))
 	if h&hintEnv != 0 && dotEnv.MatchString(lower) {
 		h |= hintFile
 	}
+	return h, c, k
+}
+
+// gatesOf is lowerGates remembered for the last text asked about: the
+// prefilter, the sensitive-path check and the cues of one sentence all
+// read the same string, and the automaton pass is done once for them.
+// The remembered string is kept referenced, so its address cannot be
+// reused by another string while it identifies the entry.
+func (sc *scanner) gatesOf(lower string) (int, uint64) {
+	if sc == nil {
+		return lowerGates(lower)
+	}
+	m := sc.gateMemoOf(lower)
+	return m.hints, m.cues
+}
+
+// kindGatesOf is kindGates through the same memory as gatesOf.
+func (sc *scanner) kindGatesOf(lower string) uint64 {
+	return sc.gateMemoOf(lower).kinds
+}
+
+func (sc *scanner) gateMemoOf(lower string) *gateMemo {
+	m := &sc.gateMemo
+	if !(m.ok && len(m.text) == len(lower) && unsafe.StringData(m.text) == unsafe.StringData(lower)) {
+		h, c, k := lowerGates3(lower)
+		*m = gateMemo{text: lower, hints: h, cues: c, kinds: k, ok: true}
+	}
+	return m
+}
+
+func (sc *scanner) hintsOf(lower string) int {
+	h, _ := sc.gatesOf(lower)
 	return h
+}
+
+// gateMemo is one remembered lowerGates answer.
+type gateMemo struct {
+	text  string
+	hints int
+	cues  uint64
+	kinds uint64
+	ok    bool
 }
 
 // hasSensitivePath spots paths of files that hold secrets.
@@ -605,14 +694,13 @@ func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool)
 
 // sentenceFeatures computes every feature of one sentence.
 func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) feature {
-	mtb := matchBytes(sentence)
-	f := lexFeatures(mtb)
+	mtb, f := sc.lexMatch(sentence)
 	langEarly, langLate, foreign := langFeatures(sentence, mtb)
 	f |= langEarly
 	if imperativeClause(sentence) {
 		f |= fImper
 	}
-	if strings.ContainsAny(lower, "~./") && hasSensitivePath(lower) {
+	if strings.ContainsAny(lower, "~./") && sc.hintsOf(lower)&hintFile != 0 {
 		f |= fFile | fSrc
 	}
 	if d := destination(lower); d != "" && !exampleDestination(lower, d) {

@@ -2,9 +2,6 @@ package scan
 
 import (
 	"strings"
-	"sync"
-
-	"github.com/mcpsec/mcpsec/internal/keyword"
 )
 
 // Structural cues computed from word classes and word order rather than
@@ -180,7 +177,7 @@ var (
 func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
 	var f feature
 	l := lower
-	h := cueGates(lower)
+	_, h := sc.gatesOf(lower)
 	if gConceal(h, l) {
 		f |= fHide | fUser
 	}
@@ -212,7 +209,7 @@ func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
 	if gPersona(h, l) {
 		f |= fModeSwitch
 	}
-	if gMass(h, l) || h&hintCue34 != 0 {
+	if gMass(h, l) || h&hintCue34 != 0 && (strings.Contains(l, "format ") || hasWordStart(l, "rm")) {
 		f |= fDestructDemand
 	}
 	if gTrigger(h, l) {
@@ -233,9 +230,7 @@ func (sc *scanner) cueUpper(text, lower, server, tool string) feature {
 	if h&hintCue37 != 0 {
 		f |= fRead | fImper
 	}
-	if strings.Contains(text, "_") {
-		f |= fForeignTool | fInstead | fImper | fSelfRef
-	}
+	// Tool identifiers joined by "_" are bounded by toolRefUpper.
 	if gHook(h, l) {
 		f |= fSelfInsert
 	}
@@ -312,11 +307,11 @@ const (
 	hintCue40
 )
 
-// cueGateIndex finds every gate phrase in one pass. Unlike the engine's
-// hint automaton, a phrase listed under several gates signals all of them.
-var cueGateIndex = sync.OnceValue(func() *keyword.Index {
-	var ps []string
-	var vs []uint64
+// cueGatePatterns lists every gate phrase with its gate bit; they are
+// found in the same automaton pass as the engine's raw hints (see
+// buildHints). Unlike those hints, a phrase listed under several gates
+// signals all of them.
+func cueGatePatterns() (ps []string, vs []uint64) {
 	add := func(bit uint64, phrases ...string) {
 		for _, p := range phrases {
 			ps = append(ps, p)
@@ -364,11 +359,14 @@ var cueGateIndex = sync.OnceValue(func() *keyword.Index {
 	add(hintCue38, "token")
 	add(hintCue39, "the only", "the sole", "the one", " me")
 	add(hintCue40, "other", "alternative", "competing", "rival", "similar")
-	return keyword.New(ps, vs)
-})
+	return ps, vs
+}
 
 // cueGates returns the gate bits present in lower-cased text.
-func cueGates(lower string) uint64 { return cueGateIndex().UnionString(lower) }
+func cueGates(lower string) uint64 {
+	_, c := hintIndexOnce().UnionPairString(lower)
+	return c
+}
 
 // Substring gates: each cue's expression runs only when its gate passes,
 // and the prefilter (cueUpper) assumes a cue fires when its gate passes.
@@ -474,7 +472,7 @@ func hasDottedHost(l string) bool {
 // prefilter, a whole text). lex holds features already found.
 func (sc *scanner) cues(sentence, lower, server, tool string, lex feature) feature {
 	var f feature
-	h := cueGates(lower)
+	_, h := sc.gatesOf(lower)
 	// Every expression sits behind a substring gate, so honest text pays
 	// for a few Contains calls.
 	has := func(subs ...string) bool { return containsAny(lower, subs...) }

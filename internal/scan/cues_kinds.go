@@ -3,8 +3,6 @@ package scan
 import (
 	"strings"
 	"sync"
-
-	"github.com/mcpsec/mcpsec/internal/keyword"
 )
 
 // Kind checks: relations between the parts of a sentence that the feature
@@ -53,9 +51,7 @@ const (
 	kgPossessive
 )
 
-var kindGateIndex = sync.OnceValue(func() *keyword.Index {
-	var ps []string
-	var vs []uint64
+func kindGatePatterns() (ps []string, vs []uint64) {
 	add := func(bit uint64, phrases ...string) {
 		for _, p := range phrases {
 			ps = append(ps, p)
@@ -88,8 +84,8 @@ var kindGateIndex = sync.OnceValue(func() *keyword.Index {
 	add(kgDecl, "sent", "forward", "copied", "copies", "replicat", "mirror", "syndicat", "shared", "shares", "upload", "transmit", "relay",
 		"duplicat", "retain", "kept", "stored", "sold", "sell", "licens", "publish", "posted", "export", "synced", "backed up", "handed",
 		"disclosed", "made available")
-	return keyword.New(ps, vs)
-})
+	return ps, vs
+}
 
 // kindHints are the gates the engine's own hint pass (mayMatch) already
 // found: a secret file path.
@@ -101,8 +97,15 @@ func (sc *scanner) kindHints() uint64 {
 }
 
 // kindGates returns the gate bits present in lower-cased text.
+// They are found in the same automaton pass as the raw hints and the cue
+// gates (see buildHints).
 func kindGates(lower string) uint64 {
-	g := kindGateIndex().UnionString(lower)
+	lo, _ := hintIndexOnce().UnionPairString(lower)
+	return kindGatesFrom(lo>>kindShift, lower)
+}
+
+// kindGatesFrom applies the companion gates to the phrases found, g.
+func kindGatesFrom(g uint64, lower string) uint64 {
 	if g == 0 {
 		return 0
 	}

@@ -107,8 +107,8 @@ func reversedCandidate(s string) bool {
 	// Every cue ends in a space, so one pass over the spaces, checking
 	// what ends there, finds what a search per cue finds; a search per
 	// cue stopped at every space eleven times.
-	for i := 0; i < len(s); i++ {
-		if s[i] != ' ' {
+	for i := 1; i < len(s); i++ {
+		if s[i] != ' ' || !reversedLast[s[i-1]] {
 			continue
 		}
 		end := s[:i+1]
@@ -122,6 +122,15 @@ func reversedCandidate(s string) bool {
 }
 
 var reversedCues = []string{" eht ", " dna ", " lla ", " ruoy ", " uoy ", "resu ", " ot ", " siht ", " EHT ", " DNA ", "RESU "}
+
+// reversedLast marks the bytes that end a cue before its final space:
+// only a space after one of them can end a cue.
+var reversedLast = func() (m [256]bool) {
+	for _, c := range reversedCues {
+		m[c[len(c)-2]] = true
+	}
+	return m
+}()
 
 // spacedVariant joins letters spaced apart ("s e n d   a l l") into words;
 // a gap of two or more spaces separates words.

@@ -2,7 +2,7 @@ package scan
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +14,9 @@ import (
 type Options struct {
 	// Lock, when set, adds drift findings against that lockfile.
 	Lock *Lockfile
+	// ungated examines every string and sentence, bypassing the
+	// prefilter: the tests compare the two engines.
+	ungated bool
 }
 
 // scanner holds what the rules need beyond one string: the names of every
@@ -35,6 +38,14 @@ type scanner struct {
 	// unitLabel is set while an enum or const value that is one word is
 	// analysed: a category label ("ssn"), not a request for the data.
 	unitLabel bool
+	// gateMemo holds the automaton answer for the last text (gatesOf),
+	// lexMemo the lexicon answer for the last sentence (lexMatch, whose
+	// buffer is mtBuf); scratch is per-sentence state of analyze.
+	gateMemo gateMemo
+	lexMemo  lexMemo
+	mtBuf    []byte
+	scratch  sentenceScratch
+	ungated  bool
 }
 
 // unit is one metadata string and where it sits.
@@ -50,7 +61,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 	for _, s := range c.Servers {
 		byServer[s.Name] = append(byServer[s.Name], s.ToolNames()...)
 	}
-	sc := &scanner{names: newNameIndex(byServer)}
+	sc := &scanner{names: newNameIndex(byServer), ungated: opts.ungated}
 	rep := Report{Servers: make([]ServerReport, 0, len(c.Servers))}
 	for _, s := range c.Servers {
 		var fs []Finding
@@ -158,18 +169,24 @@ func collectStrings(units []unit, part, path string, v any) []unit {
 			units = append(units, unit{part, path, x})
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		// Small objects sort their keys in a buffer on the stack.
+		var buf [8]string
+		keys := buf[:0]
 		for k := range x {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
+		slices.Sort(keys)
 		isProps := strings.HasSuffix(path, "/properties") || strings.HasSuffix(path, "/$defs") || strings.HasSuffix(path, "/definitions")
 		for _, k := range keys {
+			v, isStr := x[k].(string)
+			if !isProps && isStr && (v == "" || schemaKeyword(k, v)) {
+				continue // nothing to gather, so no path to build
+			}
 			p := path + "/" + escapeSeg(k)
 			if isProps {
 				units = append(units, unit{"name", p, k})
 			}
-			if v, ok := x[k].(string); ok && schemaKeyword(k, v) {
+			if isStr && schemaKeyword(k, v) {
 				continue
 			}
 			units = collectStrings(units, part, p, x[k])
@@ -214,64 +231,41 @@ func escapeSeg(s string) string {
 
 // mayMatch is the prefilter: one Aho-Corasick pass over the whole text
 // gives the lexicon features, and cheap checks over-approximate the
-// computed ones. Sentence features are subsets of these, so when no rule
-// could fire on the union, no rule fires on any sentence and the
+// computed ones (upper). Sentence features are subsets of these, so when
+// no rule could fire on the union, no rule fires on any sentence and the
 // per-sentence analysis is skipped. Most honest documentation stops here.
 func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
-	f := lexOf(text)
-	sc.unitLex, sc.unitText = f, text
-	f |= fNamedTarget | fSiblingOut
-	f |= langUpper(text)
-	if imperativeClause(text) {
-		f |= fImper
-	}
-	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
-		f |= fOtherTool | fForeignTool
-	}
-	h := rawHints(lower)
+	lex := lexOf(text)
+	sc.unitLex, sc.unitText = lex, text
+	h, gates := sc.gatesOf(lower)
 	sc.unitHints = h
-	f |= sc.intentUpperBound(h)
-	f |= sc.cueUpper(text, lower, server, tool)
-	if h&hintFile != 0 {
-		f |= fFile | fSrc
+	f := sc.upperCheap(text, lower, server, tool, lex, h, h)
+	if !mayFire(f|costlyBits, part) {
+		return false
 	}
-	if h&hintDest != 0 || strings.Count(lower, ".") >= 3 {
-		f |= fDest
-	}
-	if h&hintRole != 0 {
-		f |= fRole
-	}
-	if h&hintImportant != 0 {
-		f |= fAuthority
-	}
-	if h&hintAppend != 0 {
-		f |= fAppendPos
-	}
-	if f&fDestruct != 0 {
-		f |= fDestructDemand
-	}
+	// The costly checks, cheapest first: after each, the text is dropped
+	// as soon as no rule could fire even with every feature the remaining
+	// checks can add. (upperCostly is the same bound in one piece.)
+	f |= sc.toolRefUpper(text, lower, tool, f, h, gates)
 	if hasLiteralCode(text) {
 		f |= fLiteral
 	}
 	if destructiveToolRef(text, tool) {
 		f |= fDestructTool
 	}
-	for _, r := range structuralRules[part] {
-		if f&r.All != r.All {
-			continue
-		}
-		ok := true
-		for _, g := range r.Any {
-			if f&g == 0 {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return true
-		}
+	if !mayFire(f|fImper|fOtherTool|fForeignTool, part) {
+		return false
 	}
-	return false
+	if imperativeClause(text) {
+		f |= fImper
+	}
+	if !mayFire(f|fOtherTool|fForeignTool, part) {
+		return false
+	}
+	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
+		f |= fOtherTool | fForeignTool
+	}
+	return mayFire(f, part)
 }
 
 // subsume drops matches whose meaning a stronger match on the same text
@@ -331,8 +325,8 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		text = identWords.Replace(text)
 	}
 	lowerText := strings.ToLower(text)
-	may := sc.mayMatch(text, lowerText, part, server, tool)
-	kg := kindGates(lowerText) | sc.kindHints() // the kind checks (cues_kinds.go) gate themselves
+	may := sc.mayMatch(text, lowerText, part, server, tool) || sc.ungated
+	kg := sc.kindGatesOf(lowerText) | sc.kindHints() // the kind checks (cues_kinds.go) gate themselves
 	if !may && kg == 0 {
 		return nil
 	}
@@ -344,17 +338,31 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 	for i, sp := range spans {
 		s := text[sp[0]:sp[1]]
 		sents[i] = s
-		lower := ""
 		if sameOffsets {
 			// Take the same span of the lower-cased text instead of
 			// lower-casing again.
-			lower = lowerText[sp[0]:sp[1]]
+			lows[i] = lowerText[sp[0]:sp[1]]
 		} else {
-			lower = strings.ToLower(s)
+			lows[i] = strings.ToLower(s)
 		}
-		lows[i] = lower
-		if may {
-			feats[i] = sc.sentenceFeatures(s, lower, server, tool)
+	}
+	// known marks the sentences whose features are computed; the kind
+	// checks below compute the others when they ask for them.
+	known := make([]bool, len(sents))
+	switch {
+	case !may:
+	case len(sents) == 1 || sc.ungated:
+		for i, s := range sents {
+			feats[i], known[i] = sc.sentenceFeatures(s, lows[i], server, tool), true
+		}
+	default:
+		// Only sentences a rule could fire on are examined.
+		rel := sc.relevantSentences(sents, lows, part, server, tool, sc.unitHints)
+		for i, s := range sents {
+			if rel[i] {
+				sc.seed(i, s, lows[i])
+				feats[i], known[i] = sc.sentenceFeatures(s, lows[i], server, tool), true
+			}
 		}
 	}
 	// Named objects matter only next to a destructive order, which may sit
@@ -394,11 +402,11 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		}
 	}
 	if kg != 0 {
-		// Without the prefilter's pass no features were computed; the
-		// kind checks then compute them for the sentences they examine.
-		known := make([]bool, len(sents))
+		// Sentences the prefilter did not examine get their features
+		// when a kind check asks for them. (The kind checks do not read
+		// fNamedTarget, the one feature that a sentence's neighbours add.)
 		featOf := func(i int) feature {
-			if !may && !known[i] {
+			if !known[i] {
 				known[i] = true
 				feats[i] = sc.sentenceFeatures(sents[i], lows[i], server, tool)
 			}
