@@ -957,18 +957,6 @@ func exampleDestination(lower, d string) bool {
 	if i < 0 {
 		return false
 	}
-	host := d
-	if at := strings.LastIndexByte(host, '@'); at >= 0 {
-		host = host[at+1:]
-	}
-	if k := strings.Index(host, "://"); k >= 0 {
-		host = host[k+3:]
-	}
-	if k := strings.IndexAny(host, "/:?#"); k >= 0 {
-		host = host[:k]
-	}
-	host = strings.TrimRight(host, ".,;)'\"")
-	_ = host
 	before := lower[:i]
 	if strings.Count(before, "{") > strings.Count(before, "}") {
 		return true
