@@ -102,14 +102,14 @@ var cueCases = []cueCase{
 func cueFindings(t *testing.T, c cueCase) []Finding {
 	t.Helper()
 	if !strings.HasPrefix(c.text, "{") {
-		return sampleFindings(t, c.text)
+		return sampleFindingsWith(t, c.text, Options{rulesOnly: true})
 	}
 	cat, err := catalog.Parse("cue.json", []byte(c.text))
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}
 	var out []Finding
-	for _, f := range Scan(cat, Options{}).All() {
+	for _, f := range Scan(cat, Options{rulesOnly: true}).All() {
 		if f.Tool == c.flag {
 			out = append(out, f)
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
+	"github.com/mcpsec/mcpsec/internal/textclass"
 )
 
 // Options tune a scan.
@@ -17,6 +18,12 @@ type Options struct {
 	// ungated examines every string and sentence, bypassing the
 	// prefilter: the tests compare the two engines.
 	ungated bool
+	// model replaces the embedded text model (the cross-validation
+	// tests judge each register with a model that never saw it).
+	model *textclass.Pair
+	// rulesOnly leaves the text model out: the tests of the hand-written
+	// rules pin what the rules alone do.
+	rulesOnly bool
 }
 
 // scanner holds what the rules need beyond one string: the names of every
@@ -46,6 +53,31 @@ type scanner struct {
 	mtBuf    []byte
 	scratch  sentenceScratch
 	ungated  bool
+	// scores are the text model's scores of every tool and every
+	// server's instructions judged so far (see holdFindings).
+	scores    map[scoreKey]float64
+	model     *textclass.Pair
+	rulesOnly bool
+}
+
+// judgeText runs the text model on units: its finding, if any, and the
+// score remembered for holding the rules' findings.
+func (sc *scanner) judgeText(server, tool, key string, units []unit) []Finding {
+	if sc.rulesOnly {
+		return nil
+	}
+	if sc.model == nil {
+		sc.model = textModel()
+	}
+	f, s, ok := learnedFinding(sc.model, server, tool, units)
+	k := scoreKey{server, key}
+	if old, seen := sc.scores[k]; !seen || s > old {
+		sc.scores[k] = s
+	}
+	if ok {
+		return []Finding{f}
+	}
+	return nil
 }
 
 // unit is one metadata string and where it sits.
@@ -61,13 +93,15 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 	for _, s := range c.Servers {
 		byServer[s.Name] = append(byServer[s.Name], s.ToolNames()...)
 	}
-	sc := &scanner{names: newNameIndex(byServer), ungated: opts.ungated}
+	sc := &scanner{names: newNameIndex(byServer), ungated: opts.ungated, scores: map[scoreKey]float64{}, model: opts.model, rulesOnly: opts.rulesOnly}
 	rep := Report{Servers: make([]ServerReport, 0, len(c.Servers))}
 	for _, s := range c.Servers {
 		var fs []Finding
 		sc.cur = nil
 		if s.Instructions != "" {
-			fs = append(fs, sc.scanUnit(s.Name, "", unit{part: "description", loc: "instructions", text: s.Instructions}, "")...)
+			u := unit{part: "description", loc: "instructions", text: s.Instructions}
+			fs = append(fs, sc.scanUnit(s.Name, "", u, "")...)
+			fs = append(fs, sc.judgeText(s.Name, "", "@instructions", []unit{u})...)
 		}
 		for _, p := range s.Prompts {
 			base := "prompts/" + p.Name
@@ -112,6 +146,8 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 	for i := range rep.Servers {
 		fs := dedupe(rep.Servers[i].Findings)
 		agree(fs)
+		holdFindings(fs, sc.scores)
+		fs = dropRedundantLearned(fs)
 		sortFindings(fs)
 		if fs == nil {
 			fs = []Finding{}
@@ -126,9 +162,15 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 // own name). The scan_filter defense drops tools with findings at Medium
 // or above.
 func ScanTool(server string, t catalog.Tool) []Finding {
-	sc := &scanner{names: newNameIndex(map[string][]string{server: {t.Name}})}
+	return scanTool(server, t, Options{})
+}
+
+func scanTool(server string, t catalog.Tool, opts Options) []Finding {
+	sc := &scanner{names: newNameIndex(map[string][]string{server: {t.Name}}), scores: map[scoreKey]float64{}, model: opts.model, rulesOnly: opts.rulesOnly}
 	fs := dedupe(sc.scanTool(server, t))
 	agree(fs)
+	holdFindings(fs, sc.scores)
+	fs = dropRedundantLearned(fs)
 	sortFindings(fs)
 	return fs
 }
@@ -136,6 +178,24 @@ func ScanTool(server string, t catalog.Tool) []Finding {
 func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 	sc.cur = newContract(t)
 	defer func() { sc.cur = nil }()
+	units := toolUnits(t)
+	var fs []Finding
+	for _, u := range units {
+		fs = append(fs, sc.scanUnit(server, t.Name, u, t.Name)...)
+	}
+	fs = append(fs, defaultDestinations(server, t.Name, "inputSchema", t.InputSchema, 0)...)
+	fs = append(fs, annotationPayloads(server, t.Name, t.Annotations)...)
+	fs = append(fs, readOnlyMismatch(server, t)...)
+	fs = append(fs, impersonation(server, t.Name)...)
+	fs = append(fs, decoratedImpersonation(server, t.Name)...)
+	fs = append(fs, sc.judgeText(server, t.Name, t.Name, units)...)
+	return fs
+}
+
+// toolUnits lists every string of a tool a model reads: its name, title,
+// description, annotations and every string and property name of its
+// schemas.
+func toolUnits(t catalog.Tool) []unit {
 	var units []unit
 	units = append(units, unit{"name", "name", t.Name})
 	if t.Title != "" {
@@ -147,16 +207,7 @@ func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 	units = collectStrings(units, "description", "annotations", t.Annotations)
 	units = collectStrings(units, "schema", "inputSchema", t.InputSchema)
 	units = collectStrings(units, "schema", "outputSchema", t.OutputSchema)
-	var fs []Finding
-	for _, u := range units {
-		fs = append(fs, sc.scanUnit(server, t.Name, u, t.Name)...)
-	}
-	fs = append(fs, defaultDestinations(server, t.Name, "inputSchema", t.InputSchema, 0)...)
-	fs = append(fs, annotationPayloads(server, t.Name, t.Annotations)...)
-	fs = append(fs, readOnlyMismatch(server, t)...)
-	fs = append(fs, impersonation(server, t.Name)...)
-	fs = append(fs, decoratedImpersonation(server, t.Name)...)
-	return fs
+	return units
 }
 
 // collectStrings walks a decoded JSON value and gathers every string and

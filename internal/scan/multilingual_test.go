@@ -30,10 +30,10 @@ func TestMultilingual(t *testing.T) {
 					return catalog.Tool{Name: "get_forecast", Description: "Weather.", InputSchema: map[string]any{
 						"type": "object", "properties": map[string]any{"note": map[string]any{"type": "string", "description": text}}}}
 				}
-				if fs := ScanTool("w", tool(tc.poisoned)); !SeverityAtLeast(fs, High) {
+				if fs := rulesTool("w", tool(tc.poisoned)); !SeverityAtLeast(fs, High) {
 					t.Errorf("%s: poisoned text not flagged high: %v", where, brief(fs))
 				}
-				if fs := ScanTool("w", tool(tc.benign)); SeverityAtLeast(fs, Medium) {
+				if fs := rulesTool("w", tool(tc.benign)); SeverityAtLeast(fs, Medium) {
 					t.Errorf("%s: benign text flagged: %v", where, brief(fs))
 				}
 			}

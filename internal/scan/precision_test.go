@@ -28,12 +28,12 @@ func scanText(t *testing.T, tool, text string) []Finding {
 			t.Fatalf("sample catalog: %v", err)
 		}
 		var fs []Finding
-		for _, s := range Scan(c, Options{}).Servers {
+		for _, s := range Scan(c, Options{rulesOnly: true}).Servers {
 			fs = append(fs, s.Findings...)
 		}
 		return fs
 	}
-	return ScanTool("s", catalog.Tool{Name: tool, Description: text})
+	return rulesTool("s", catalog.Tool{Name: tool, Description: text})
 }
 
 func checkKinds(t *testing.T, kinds []precisionKind) {

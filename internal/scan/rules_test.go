@@ -10,26 +10,37 @@ import (
 // sampleFindings scans one rule sample, placed where its prefix says.
 func sampleFindings(t *testing.T, sample string) []Finding {
 	t.Helper()
+	return sampleFindingsWith(t, sample, Options{})
+}
+
+// rulesTool is ScanTool without the text model, for the tests that pin
+// what the hand-written rules alone do.
+func rulesTool(server string, tool catalog.Tool) []Finding {
+	return scanTool(server, tool, Options{rulesOnly: true})
+}
+
+func sampleFindingsWith(t *testing.T, sample string, opts Options) []Finding {
+	t.Helper()
 	switch {
 	case strings.HasPrefix(sample, "{"):
 		c, err := catalog.Parse("sample.json", []byte(sample))
 		if err != nil {
 			t.Fatalf("sample catalog: %v", err)
 		}
-		return Scan(c, Options{}).All()
+		return Scan(c, opts).All()
 	case strings.HasPrefix(sample, "prop:"):
 		tool := catalog.Tool{Name: "sample_tool", Description: "Sample tool.", InputSchema: map[string]any{
 			"type":       "object",
 			"properties": map[string]any{"x": map[string]any{"type": "string", "description": strings.TrimPrefix(sample, "prop:")}},
 		}}
-		return ScanTool("sample", tool)
+		return scanTool("sample", tool, opts)
 	case strings.HasPrefix(sample, "big:"):
 		text := strings.TrimPrefix(sample, "big:")
-		return ScanTool("sample", catalog.Tool{Name: "sample_tool", Description: strings.Repeat(text, maxUnitBytes/len(text)+1)})
+		return scanTool("sample", catalog.Tool{Name: "sample_tool", Description: strings.Repeat(text, maxUnitBytes/len(text)+1)}, opts)
 	case strings.HasPrefix(sample, "name:"):
-		return ScanTool("sample", catalog.Tool{Name: strings.TrimPrefix(sample, "name:"), Description: "Sample tool."})
+		return scanTool("sample", catalog.Tool{Name: strings.TrimPrefix(sample, "name:"), Description: "Sample tool."}, opts)
 	}
-	return ScanTool("sample", catalog.Tool{Name: "sample_tool", Description: sample})
+	return scanTool("sample", catalog.Tool{Name: "sample_tool", Description: sample}, opts)
 }
 
 func hasRule(fs []Finding, id string) bool {

@@ -1,0 +1,291 @@
+package scan
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpsec/mcpsec/internal/catalog"
+	"github.com/mcpsec/mcpsec/internal/payload"
+	"github.com/mcpsec/mcpsec/internal/textclass"
+)
+
+var updateModel = flag.Bool("update-model", false, "retrain the text model from the training registers and rewrite learned.model")
+
+// trainingRegisters are the registers the embedded text model learns from (with ownBags),
+// each written by different authors who never read the rules. A register
+// named here is development data; the next blind register is measured
+// once, on the final model, and only then may join this list.
+var trainingRegisters = []string{"blind-register", "blind-register-2", "blind-register-3", "blind-register-4"}
+
+// registerCase is one catalog of a register.
+type registerCase struct {
+	ID      string          `json:"id"`
+	Catalog json.RawMessage `json:"catalog"`
+	Flagged *string         `json:"flagged_tool"`
+	reg     int
+	cat     *catalog.Catalog
+}
+
+func loadRegisters(t *testing.T, names []string) []registerCase {
+	t.Helper()
+	var out []registerCase
+	for ri, name := range names {
+		for _, file := range []string{"poisoned.jsonl", "benign.jsonl"} {
+			path := filepath.Join("..", "..", "testdata", name, file)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("read %s: %v", path, err)
+			}
+			sc := bufio.NewScanner(bytes.NewReader(data))
+			sc.Buffer(make([]byte, 1<<20), 1<<24)
+			line := 0
+			for sc.Scan() {
+				line++
+				var c registerCase
+				if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+					t.Fatalf("%s:%d: %v", path, line, err)
+				}
+				cat, err := catalog.Parse(fmt.Sprintf("%s:%d", path, line), c.Catalog)
+				if err != nil {
+					t.Fatalf("%s:%d: %v", path, line, err)
+				}
+				c.reg, c.cat = ri, cat
+				out = append(out, c)
+			}
+			if err := sc.Err(); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+		}
+	}
+	return out
+}
+
+// bagsOf turns register cases into the text model's training items: every
+// tool and every server's instructions, positive when the case flags it.
+func bagsOf(cases []registerCase) []textclass.Bag {
+	j := new(textJudge)
+	var bags []textclass.Bag
+	for _, c := range cases {
+		for _, s := range c.cat.Servers {
+			add := func(key string, units []unit) {
+				bag := bagOf(j, units)
+				bags = append(bags, textclass.Bag{Whole: bag.whole, Parts: bag.parts, Positive: c.Flagged != nil && *c.Flagged == key})
+			}
+			if s.Instructions != "" {
+				add("@server:"+s.Name, []unit{{"description", "instructions", s.Instructions}})
+			}
+			for _, tl := range s.Tools {
+				add(tl.Name, toolUnits(tl))
+			}
+		}
+	}
+	return bags
+}
+
+// ownBags are the text model's training items beyond the registers, all
+// of them the project's own words: the bench's attack payloads
+// (positive, in the carrier they are served in), every rule's samples
+// (a flagged sample of a rule that judges plain wording is positive;
+// every sample a rule must leave alone is negative) and the hard
+// negatives of testdata/benign written here.
+func ownBags(t *testing.T) []textclass.Bag {
+	t.Helper()
+	j := new(textJudge)
+	var bags []textclass.Bag
+	add := func(units []unit, positive bool) {
+		bag := bagOf(j, units)
+		bags = append(bags, textclass.Bag{Whole: bag.whole, Parts: bag.parts, Positive: positive})
+	}
+	for _, p := range payload.All() {
+		part, loc := "schema", "inputSchema/properties/x/description"
+		switch p.Carrier {
+		case payload.CarrierResult:
+			continue
+		case payload.CarrierDescription:
+			part, loc = "description", "description"
+		}
+		add([]unit{{"name", "name", "payload_tool"}, {part, loc, p.Text}}, true)
+	}
+	sample := func(s string) ([]unit, bool) {
+		switch {
+		case strings.HasPrefix(s, "{"), strings.HasPrefix(s, "big:"), strings.HasPrefix(s, "name:"):
+			return nil, false
+		case strings.HasPrefix(s, "prop:"):
+			return []unit{{"name", "name", "sample_tool"}, {"description", "description", "Sample tool."}, {"schema", "inputSchema/properties/x/description", strings.TrimPrefix(s, "prop:")}}, true
+		}
+		return []unit{{"name", "name", "sample_tool"}, {"description", "description", s}}, true
+	}
+	for _, r := range Rules {
+		if r == learnedRule {
+			continue
+		}
+		if holdable(r.ID) {
+			for _, s := range r.TruePositives {
+				if u, ok := sample(s); ok {
+					add(u, true)
+				}
+			}
+		}
+		for _, s := range r.FalsePositives {
+			if u, ok := sample(s); ok {
+				add(u, false)
+				continue
+			}
+			// A whole catalog a rule must leave alone: all its text is
+			// honest.
+			if c, err := catalog.Parse("sample.json", []byte(s)); err == nil {
+				for _, sv := range c.Servers {
+					for _, tl := range sv.Tools {
+						add(toolUnits(tl), false)
+					}
+				}
+			}
+		}
+	}
+	// The reference servers' snapshots in the same folder are their
+	// authors' text: checked against, never learned from.
+	for _, name := range []string{"hard-negatives.json", "popular-styles.json"} {
+		file := filepath.Join("testdata", "benign", name)
+		c, err := catalog.LoadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range c.Servers {
+			if s.Instructions != "" {
+				add([]unit{{"description", "instructions", s.Instructions}}, false)
+			}
+			for _, tl := range s.Tools {
+				add(toolUnits(tl), false)
+			}
+		}
+	}
+	return bags
+}
+
+// TestTextModelIsTrainedFromRegisters retrains the text model from the
+// training registers and checks the embedded model is that model: anyone
+// can rebuild it, and a change to the features or the registers cannot
+// land without retraining (go test ./internal/scan -run
+// TestTextModelIsTrainedFromRegisters -update-model).
+func TestTextModelIsTrainedFromRegisters(t *testing.T) {
+	bags := append(bagsOf(loadRegisters(t, trainingRegisters)), ownBags(t)...)
+	pos := 0
+	for _, b := range bags {
+		if b.Positive {
+			pos++
+		}
+	}
+	if pos < 700 || len(bags)-pos < 3000 {
+		t.Fatalf("training data: %d positive and %d negative items; the registers should give at least 700 and 3000", pos, len(bags)-pos)
+	}
+	got := textclass.TrainPair(bags, textclass.Defaults)
+	if *updateModel {
+		b, err := got.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("learned.model", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote learned.model (%d bytes) from %d positive and %d negative items", len(b), pos, len(bags)-pos)
+		return
+	}
+	want := textModel()
+	for _, m := range []struct {
+		name      string
+		got, want *textclass.Model
+	}{{"whole-text", got.Whole, want.Whole}, {"sentence", got.Part, want.Part}} {
+		if d := math.Abs(float64(m.got.Bias - m.want.Bias)); d > 1e-4 {
+			t.Errorf("%s model: bias %v, embedded %v: retrain with -update-model", m.name, m.got.Bias, m.want.Bias)
+		}
+		diff := 0
+		for i := range m.got.W {
+			if math.Abs(float64(m.got.W[i]-m.want.W[i])) > 1e-4 {
+				diff++
+			}
+		}
+		if diff > 0 {
+			t.Errorf("%s model: %d weights differ from the embedded model: retrain with -update-model", m.name, diff)
+		}
+	}
+}
+
+// registerFigures scores register cases as the registers' score.sh does:
+// a poisoned case is found when a finding at medium or above names its
+// flagged tool (or, for server instructions, the server's instructions);
+// a benign case is a false positive when any finding is at medium or
+// above.
+func registerFigures(cases []registerCase, opts Options) (found, poisoned, flagged, benign int) {
+	for _, c := range cases {
+		rep := Scan(c.cat, opts)
+		if c.Flagged == nil {
+			benign++
+			if SeverityAtLeast(rep.All(), Medium) {
+				flagged++
+			}
+			continue
+		}
+		poisoned++
+		want := *c.Flagged
+		for _, s := range rep.Servers {
+			hit := false
+			for _, f := range s.Findings {
+				if f.Severity < Medium {
+					continue
+				}
+				if server, ok := strings.CutPrefix(want, "@server:"); ok {
+					hit = s.Name == server && (f.Tool == "" || strings.Contains(f.Location, "instruction"))
+				} else {
+					hit = f.Tool == want
+				}
+				if hit {
+					break
+				}
+			}
+			if hit {
+				found++
+				break
+			}
+		}
+	}
+	return
+}
+
+// TestTextModelCrossValidation trains the text model on all training
+// registers but one and scores the scanner on the one left out, for each
+// of them in turn: the figure a register the model never saw gets. The
+// hand-written rules were developed on the first two registers, so only
+// the last two say how the whole scanner does on unseen authors; all
+// four say how the model does.
+func TestTextModelCrossValidation(t *testing.T) {
+	cases := loadRegisters(t, trainingRegisters)
+	own := ownBags(t)
+	// floors hold the figures measured when the thresholds were chosen
+	// (recall at least, false-positive rate at most), with a small margin.
+	floors := []struct{ recall, fpr float64 }{{0.90, 0.03}, {0.85, 0.03}, {0.65, 0.05}, {0.70, 0.06}}
+	for hold, name := range trainingRegisters {
+		var train, test []registerCase
+		for _, c := range cases {
+			if c.reg == hold {
+				test = append(test, c)
+			} else {
+				train = append(train, c)
+			}
+		}
+		m := textclass.TrainPair(append(bagsOf(train), own...), textclass.Defaults)
+		found, poisoned, flagged, benign := registerFigures(test, Options{model: m})
+		recall, fpr := float64(found)/float64(poisoned), float64(flagged)/float64(benign)
+		t.Logf("%-17s held out: recall %d/%d = %.3f, false positives %d/%d = %.3f", name, found, poisoned, recall, flagged, benign, fpr)
+		if recall < floors[hold].recall || fpr > floors[hold].fpr {
+			t.Errorf("%s held out: recall %.3f (floor %.2f), false-positive rate %.3f (ceiling %.2f)", name, recall, floors[hold].recall, fpr, floors[hold].fpr)
+		}
+	}
+}
