@@ -48,12 +48,11 @@ type Vector struct {
 }
 
 // Builder collects the distinct features of one text (or several texts
-// judged as one). Reuse one: it keeps a stamp per feature (4 MiB) so that
-// telling a new feature from a repeated one costs no sort and no map.
+// judged as one). Reuse one: its small open-addressing set tells a new
+// feature from a repeated one without a sort, a map or an allocation.
 type Builder struct {
 	idx   []uint32
-	stamp []uint32
-	gen   uint32
+	set   []uint32 // feature+1 per slot, 0 empty; len a power of two
 	buf   []byte   // lower-cased bytes of the current text's tokens
 	toks  [][2]int // spans of buf
 	scale float32
@@ -61,21 +60,55 @@ type Builder struct {
 
 // Reset forgets every feature added so far.
 func (b *Builder) Reset() {
-	if b.stamp == nil {
-		b.stamp = make([]uint32, Dims)
+	if len(b.idx)*8 < len(b.set) || b.set == nil {
+		// few features: clear only their slots
+		for _, h := range b.idx {
+			for i := b.slot(h); b.set[i] != 0; i = (i + 1) & (len(b.set) - 1) {
+				if b.set[i] == h+1 {
+					b.set[i] = 0
+					break
+				}
+			}
+		}
+		if b.set == nil {
+			b.set = make([]uint32, 256)
+		}
+	} else {
+		clear(b.set)
 	}
 	b.idx = b.idx[:0]
-	b.gen++
-	if b.gen == 0 {
-		clear(b.stamp)
-		b.gen = 1
-	}
+}
+
+func (b *Builder) slot(h uint32) int {
+	return int((h * 2654435761) >> 7 & uint32(len(b.set)-1))
 }
 
 func (b *Builder) add(h uint32) {
-	if b.stamp[h] != b.gen {
-		b.stamp[h] = b.gen
-		b.idx = append(b.idx, h)
+	if 2*(len(b.idx)+1) > len(b.set) {
+		b.grow()
+	}
+	i := b.slot(h)
+	for {
+		switch b.set[i] {
+		case 0:
+			b.set[i] = h + 1
+			b.idx = append(b.idx, h)
+			return
+		case h + 1:
+			return
+		}
+		i = (i + 1) & (len(b.set) - 1)
+	}
+}
+
+func (b *Builder) grow() {
+	b.set = make([]uint32, 2*len(b.set))
+	for _, h := range b.idx {
+		i := b.slot(h)
+		for b.set[i] != 0 {
+			i = (i + 1) & (len(b.set) - 1)
+		}
+		b.set[i] = h + 1
 	}
 }
 
