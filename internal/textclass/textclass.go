@@ -53,6 +53,7 @@ type Vector struct {
 type Builder struct {
 	idx   []uint32
 	set   []uint32 // feature+1 per slot, 0 empty; len a power of two
+	slots []int    // scratch for Reset
 	buf   []byte   // lower-cased bytes of the current text's tokens
 	toks  [][2]int // spans of buf
 	scale float32
@@ -61,14 +62,21 @@ type Builder struct {
 // Reset forgets every feature added so far.
 func (b *Builder) Reset() {
 	if len(b.idx)*8 < len(b.set) || b.set == nil {
-		// few features: clear only their slots
+		// Few features: clear only their slots. Find every slot before
+		// clearing any, because clearing one can cut another's probe
+		// chain short and leave it behind, and left-behind slots would
+		// both drop features and fill the table for good.
+		b.slots = b.slots[:0]
 		for _, h := range b.idx {
 			for i := b.slot(h); b.set[i] != 0; i = (i + 1) & (len(b.set) - 1) {
 				if b.set[i] == h+1 {
-					b.set[i] = 0
+					b.slots = append(b.slots, i)
 					break
 				}
 			}
+		}
+		for _, i := range b.slots {
+			b.set[i] = 0
 		}
 		if b.set == nil {
 			b.set = make([]uint32, 256)

@@ -2,6 +2,7 @@ package textclass
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -80,6 +81,31 @@ func TestBuilderCountsEachFeatureOnce(t *testing.T) {
 	b.Finish()
 	if v := b.Vector(); len(v.Idx) != 1 {
 		t.Errorf("after Reset: %d features, want only the length feature", len(v.Idx))
+	}
+}
+
+// A builder reused across many texts must give each text the features a
+// fresh builder gives it. Reset once cleared slots one at a time and cut
+// other features' probe chains, so stale slots piled up: features went
+// missing and, once the table filled, Add never returned.
+func TestReusedBuilderMatchesFresh(t *testing.T) {
+	var reused Builder
+	for n := range 3000 {
+		var text strings.Builder
+		for w := range 1 + n%40 {
+			fmt.Fprintf(&text, "w%d ", (n*7+w*13)%997)
+		}
+		reused.Reset()
+		reused.AddText(text.String(), nil)
+		reused.Finish()
+		var fresh Builder
+		fresh.Reset()
+		fresh.AddText(text.String(), nil)
+		fresh.Finish()
+		got, want := sorted(reused.Vector().Idx), sorted(fresh.Vector().Idx)
+		if !slices.Equal(got, want) {
+			t.Fatalf("text %d: reused builder has %d features, fresh %d", n, len(got), len(want))
+		}
 	}
 }
 
