@@ -74,7 +74,12 @@ func (sc *scanner) judgeText(server, tool, key string, units []unit) []Finding {
 	if old, seen := sc.scores[k]; !seen || s > old {
 		sc.scores[k] = s
 	}
-	if ok {
+	// A server's instructions are addressed to the model by design ("fetch
+	// this resource first", "prefer these tools for that"), which in a tool
+	// description is the very thing the model learned to distrust. Their
+	// score still holds the wording rules' findings, but the model does not
+	// report them on its own.
+	if ok && tool != "" {
 		return []Finding{f}
 	}
 	return nil

@@ -15,7 +15,9 @@ import (
 // different authors who never read the rules; see learned_train_test.go).
 // It judges every tool (and every server's instructions) twice, as a
 // whole page and by its most suspicious sentence, and the mean of the two
-// is the tool's text score.
+// is the tool's text score. Server instructions are scored for holding
+// only: they address the model by design, so a score alone there is no
+// finding (see judgeText).
 //
 // It does two things with the score:
 //   - a score at or above learnedFlag is a finding of its own
@@ -127,7 +129,7 @@ func textScore(m *textclass.Pair, units []unit) (float64, unit, string) {
 // learnedRule is the text model's own finding.
 var learnedRule = &Rule{
 	ID: "learned.poisoned_text", Severity: Medium,
-	Description: "Read as a whole, the tool's text (or a server's instructions) resembles poisoned metadata more than honest documentation, " +
+	Description: "Read as a whole, the tool's text resembles poisoned metadata more than honest documentation, " +
 		"in the judgement of a text classifier trained on the project's registers of poisoned and honest catalogs. " +
 		"The sentence that weighs most is quoted; read the whole text to see what it asks of the model.",
 	TruePositives: []string{
@@ -153,7 +155,7 @@ func learnedFinding(m *textclass.Pair, server, tool string, units []unit) (Findi
 	}
 	what := "The tool's text"
 	if tool == "" {
-		what = "The server's instructions"
+		what = "The server's instructions" // scored, not reported (judgeText)
 	}
 	return Finding{
 		RuleID: learnedRule.ID, Severity: Medium, Server: server, Tool: tool, Location: u.loc,
