@@ -23,15 +23,16 @@ var updateModel = flag.Bool("update-model", false, "retrain the text model from 
 // each written by different authors who never read the rules. A register
 // named here is development data; the next blind register is measured
 // once, on the final model, and only then may join this list.
-var trainingRegisters = []string{"blind-register", "blind-register-2", "blind-register-3", "blind-register-4"}
+var trainingRegisters = []string{"blind-register", "blind-register-2", "blind-register-3", "blind-register-4", "blind-register-5"}
 
 // registerCase is one catalog of a register.
 type registerCase struct {
-	ID      string          `json:"id"`
-	Catalog json.RawMessage `json:"catalog"`
-	Flagged *string         `json:"flagged_tool"`
-	reg     int
-	cat     *catalog.Catalog
+	ID       string          `json:"id"`
+	Catalog  json.RawMessage `json:"catalog"`
+	Flagged  *string         `json:"flagged_tool"`
+	Category string          `json:"category"`
+	reg      int
+	cat      *catalog.Catalog
 }
 
 func loadRegisters(t *testing.T, names []string) []registerCase {
@@ -127,7 +128,7 @@ func ownBags(t *testing.T) []textclass.Bag {
 		if r == learnedRule {
 			continue
 		}
-		if holdable(r.ID) {
+		if wordingRule(r.ID) {
 			for _, s := range r.TruePositives {
 				if u, ok := sample(s); ok {
 					add(u, true)
@@ -262,15 +263,16 @@ func registerFigures(cases []registerCase, opts Options) (found, poisoned, flagg
 // TestTextModelCrossValidation trains the text model on all training
 // registers but one and scores the scanner on the one left out, for each
 // of them in turn: the figure a register the model never saw gets. The
-// hand-written rules were developed on the first two registers, so only
-// the last two say how the whole scanner does on unseen authors; all
-// four say how the model does.
+// hand-written rules and the thresholds were developed on these
+// registers after each one's blind measurement, so these figures say how
+// the model does on unseen authors, not the whole scanner: that is the
+// next blind register's job.
 func TestTextModelCrossValidation(t *testing.T) {
 	cases := loadRegisters(t, trainingRegisters)
 	own := ownBags(t)
 	// floors hold the figures measured when the thresholds were chosen
 	// (recall at least, false-positive rate at most), with a small margin.
-	floors := []struct{ recall, fpr float64 }{{0.90, 0.03}, {0.85, 0.03}, {0.65, 0.05}, {0.70, 0.06}}
+	floors := []struct{ recall, fpr float64 }{{0.93, 0.03}, {0.88, 0.02}, {0.75, 0.05}, {0.83, 0.04}, {0.62, 0.03}}
 	for hold, name := range trainingRegisters {
 		var train, test []registerCase
 		for _, c := range cases {
