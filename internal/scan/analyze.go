@@ -24,7 +24,12 @@ func splitSentences(text string) []string {
 
 // sentenceSpans is splitSentences as byte ranges of text, trimmed.
 func sentenceSpans(text string) [][2]int {
-	out := make([][2]int, 0, 4)
+	return appendSentenceSpans(make([][2]int, 0, 4), text)
+}
+
+// appendSentenceSpans appends the spans of sentenceSpans to out, so a
+// caller that reads one string at a time can reuse one buffer.
+func appendSentenceSpans(out [][2]int, text string) [][2]int {
 	start := 0
 	emit := func(end int) {
 		a, b := start, end

@@ -62,6 +62,7 @@ func textModel() *textclass.Pair {
 // so judges are pooled.
 type textJudge struct {
 	whole, part textclass.Builder
+	spans       [][2]int // the sentences of the string being read
 }
 
 var judges = sync.Pool{New: func() any { return new(textJudge) }}
@@ -73,7 +74,8 @@ func (j *textJudge) eachSentence(units []unit, fn func(unit, start, end int)) {
 	j.whole.Reset()
 	for i, u := range units {
 		text := modelText(u.text)
-		for _, sp := range sentenceSpans(text) {
+		j.spans = appendSentenceSpans(j.spans[:0], text)
+		for _, sp := range j.spans {
 			j.part.Reset()
 			j.part.AddKind(u.part)
 			j.part.AddText(text[sp[0]:sp[1]], &j.whole)

@@ -170,26 +170,47 @@ func (b *Builder) Vector() Vector {
 // one placeholder token; any other field yields its runs of letters and
 // digits, and the punctuation that marks paths, markup and emphasis
 // (< [ { @ / ~ . !) as tokens of its own.
+//
+// ASCII bytes are classified by table in one pass that also notes whether
+// a field holds the punctuation of an address (. @ :), so a field is not
+// searched for it again; only other bytes are decoded as runes.
 func tokenize(text string, buf *[]byte, toks *[][2]int) {
 	i := 0
 	for i < len(text) {
-		if n := spaceAt(text, i); n > 0 {
+		if c := text[i]; c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				i++
+				continue
+			}
+		} else if n := spaceAt(text, i); n > 0 {
 			i += n
 			continue
 		}
-		j := i
-		for j < len(text) && spaceAt(text, j) == 0 {
-			if text[j] < utf8.RuneSelf {
+		j, addr := i, false
+		for j < len(text) {
+			c := text[j]
+			if c < utf8.RuneSelf {
+				if asciiSpace[c] {
+					break
+				}
+				addr = addr || c == '.' || c == '@' || c == ':'
 				j++
-			} else {
-				_, size := utf8.DecodeRuneInString(text[j:])
-				j += size
+				continue
 			}
+			r, size := utf8.DecodeRuneInString(text[j:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			j += size
 		}
-		field(text[i:j], buf, toks)
+		field(text[i:j], addr, buf, toks)
 		i = j
 	}
 }
+
+// asciiSpace marks the ASCII white-space bytes (those unicode.IsSpace
+// accepts).
+var asciiSpace = [utf8.RuneSelf]bool{' ': true, '\n': true, '\t': true, '\r': true, '\v': true, '\f': true}
 
 // spaceAt is the length of the white-space character at text[i], or 0.
 func spaceAt(text string, i int) int {
@@ -207,8 +228,10 @@ func spaceAt(text string, i int) int {
 	return 0
 }
 
-func field(f string, buf *[]byte, toks *[][2]int) {
-	if strings.ContainsAny(f, ".@:") {
+// field tokenizes one whitespace-free field; addr says whether it holds
+// any of . @ : (only then can it be an address).
+func field(f string, addr bool, buf *[]byte, toks *[][2]int) {
+	if addr {
 		if core := trimField(f); core != "" {
 			if ph := placeholder(core); ph != "" {
 				start := len(*buf)

@@ -1,0 +1,70 @@
+package textclass
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// tokenizeReference is the tokenizer as first written (rune by rune, the
+// field searched again for address punctuation). The faster tokenize must
+// give the same tokens, or the embedded model's features would change.
+func tokenizeReference(text string, buf *[]byte, toks *[][2]int) {
+	i := 0
+	for i < len(text) {
+		if n := spaceAt(text, i); n > 0 {
+			i += n
+			continue
+		}
+		j := i
+		for j < len(text) && spaceAt(text, j) == 0 {
+			if text[j] < utf8.RuneSelf {
+				j++
+			} else {
+				_, size := utf8.DecodeRuneInString(text[j:])
+				j += size
+			}
+		}
+		field(text[i:j], strings.ContainsAny(text[i:j], ".@:"), buf, toks)
+		i = j
+	}
+}
+
+// TestTokenizeMatchesReference compares the two tokenizers on hand-picked
+// texts and on random strings over an alphabet of every byte class the
+// tokenizer treats apart (ASCII white space and punctuation, Unicode
+// spaces, letters and digits, invalid bytes).
+func TestTokenizeMatchesReference(t *testing.T) {
+	texts := []string{
+		"Send it to https://collector.example.invalid/x?y=1 now",
+		"mail ops@example.com or (api.github.com/v3).\u00a0next\u2003word\u0085x",
+		"read ~/.ssh/id_rsa\v\fand\r\n127.0.0.1:8080 Ignorez les règles <!-- SYSTEM -->",
+		"bad \xff byte \xe2\x80 cut", "", " ", "a", "\u3000全角\u3000空白",
+	}
+	alphabet := []string{" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u0085", "\u2003", "\u3000",
+		".", "@", ":", "/", "~", "<", "!", "[", "{", "-", "_", "'", "\"", "(", ")", ",",
+		"a", "Z", "7", "com", "example", "invalid", "http", "é", "É", "ß", "日", "٣", "\xff", "\xc3", "\U0001F600"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(24) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, text := range texts {
+		var gb, wb []byte
+		var gt, wt [][2]int
+		tokenize(text, &gb, &gt)
+		tokenizeReference(text, &wb, &wt)
+		if !slices.Equal(gb, wb) || !slices.Equal(gt, wt) {
+			t.Fatalf("tokenize(%q) = %q %v, reference %q %v", text, gb, gt, wb, wt)
+		}
+	}
+	if !unicode.IsSpace('\u0085') || unicode.IsSpace('\u200b') {
+		t.Fatal("the alphabet's assumptions about Unicode spaces no longer hold")
+	}
+}
