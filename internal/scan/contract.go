@@ -61,28 +61,31 @@ func (c *contract) addWords(s string) {
 }
 
 func identWordsOf(s string) []string {
+	// Words are runs of s itself (lower-casing a word that is already
+	// lower case allocates nothing). Invalid bytes decode to U+FFFD, which
+	// is neither letter nor digit, so a run never holds one.
 	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
+	start := -1
 	var prev rune
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if unicode.IsUpper(r) && unicode.IsLower(prev) {
-				flush()
+			if start >= 0 && unicode.IsUpper(r) && unicode.IsLower(prev) {
+				out = append(out, strings.ToLower(s[start:i]))
+				start = -1
 			}
-			cur = append(cur, r)
-		default:
-			flush()
+			if start < 0 {
+				start = i
+			}
+		case start >= 0:
+			out = append(out, strings.ToLower(s[start:i]))
+			start = -1
 		}
 		prev = r
 	}
-	flush()
+	if start >= 0 {
+		out = append(out, strings.ToLower(s[start:]))
+	}
 	return out
 }
 

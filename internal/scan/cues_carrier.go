@@ -13,29 +13,34 @@ import (
 
 // slotKind names the kind of value slot a schema location is, or "".
 func slotKind(loc string) string {
-	segs := strings.Split(loc, "/")
-	if len(segs) == 0 {
-		return ""
-	}
-	last := segs[len(segs)-1]
+	// The segments are read from the end, in place: this runs for every
+	// schema string.
+	k := strings.LastIndexByte(loc, '/')
+	last := loc[k+1:]
 	switch last {
 	case "default", "const", "example":
 		return last
 	case "title":
 		// The tool's own title, the annotations' title, or a property's
 		// title; a property named "title" is a parameter, not a slot.
-		if len(segs) >= 2 && (segs[len(segs)-2] == "properties" || segs[len(segs)-2] == "$defs" || segs[len(segs)-2] == "definitions") {
-			return ""
+		if k >= 0 {
+			switch loc[strings.LastIndexByte(loc[:k], '/')+1 : k] {
+			case "properties", "$defs", "definitions":
+				return ""
+			}
 		}
 		return "title"
 	}
-	for i := len(segs) - 2; i >= 0; i-- {
-		if (segs[i] == "enum" || segs[i] == "examples") && isIndex(segs[i+1]) {
-			return segs[i]
+	for next := last; k >= 0; {
+		j := strings.LastIndexByte(loc[:k], '/')
+		seg := loc[j+1 : k]
+		if (seg == "enum" || seg == "examples") && isIndex(next) {
+			return seg
 		}
-		if segs[i] == "properties" {
+		if seg == "properties" {
 			break
 		}
+		next, k = seg, j
 	}
 	return ""
 }

@@ -52,7 +52,15 @@ type scanner struct {
 	lexMemo  lexMemo
 	mtBuf    []byte
 	scratch  sentenceScratch
-	ungated  bool
+	// analyzeBuf holds analyze's per-sentence slices between calls.
+	analyzeBuf struct {
+		spans [][2]int
+		sents []string
+		lows  []string
+		feats []feature
+		known []bool
+	}
+	ungated bool
 	// scores are the text model's scores of every tool and every
 	// server's instructions judged so far (see holdFindings).
 	scores    map[scoreKey]float64
@@ -386,10 +394,15 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 	if !may && kg == 0 {
 		return nil
 	}
-	spans := sentenceSpans(text)
-	sents := make([]string, len(spans))
-	lows := make([]string, len(spans))
-	feats := make([]feature, len(spans))
+	// The per-sentence slices live in the scanner's buffers (analyze
+	// never runs inside itself, and what it returns holds no slice of
+	// them).
+	ab := &sc.analyzeBuf
+	ab.spans = appendSentenceSpans(ab.spans[:0], text)
+	spans := ab.spans
+	sents := resize(&ab.sents, len(spans))
+	lows := resize(&ab.lows, len(spans))
+	feats := resize(&ab.feats, len(spans))
 	sameOffsets := len(lowerText) == len(text)
 	for i, sp := range spans {
 		s := text[sp[0]:sp[1]]
@@ -404,7 +417,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 	}
 	// known marks the sentences whose features are computed; the kind
 	// checks below compute the others when they ask for them.
-	known := make([]bool, len(sents))
+	known := resize(&ab.known, len(sents))
 	switch {
 	case !may:
 	case len(sents) == 1 || sc.ungated:
@@ -471,6 +484,17 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		out = append(out, sc.kindMatches(sents, lows, featOf, kg, part, tool)...)
 	}
 	return subsume(out)
+}
+
+// resize makes *buf n long with every element zero, reusing its array.
+func resize[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	} else {
+		*buf = (*buf)[:n]
+		clear(*buf)
+	}
+	return *buf
 }
 
 const maxEvidence = 300
