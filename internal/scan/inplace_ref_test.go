@@ -84,3 +84,14 @@ func TestInPlaceWordsAndSlotsMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// TestConfusablesInRange: foldConfusables looks up only letters in
+// [confusableMin, confusableMax]; a confusable added outside it would be
+// missed.
+func TestConfusablesInRange(t *testing.T) {
+	for r := range confusables {
+		if r < confusableMin || r > confusableMax {
+			t.Errorf("confusable %q (U+%04X) is outside U+%04X..U+%04X", r, r, confusableMin, confusableMax)
+		}
+	}
+}

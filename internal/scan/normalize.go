@@ -95,7 +95,6 @@ func prepare(raw string) prepared {
 		tagCount, bidiCount       int
 		zwCount, zwInWord         int
 		fullwidth                 int
-		styled                    strings.Builder // the styled letters, folded, with their spacing
 		vsRun                     []byte
 		vsDecoded                 []string
 		vsCount                   int
@@ -153,13 +152,8 @@ func prepare(raw string) prepared {
 			}
 			continue
 		}
-		if (r >= 0xFF21 && r <= 0xFF3A) || (r >= 0xFF41 && r <= 0xFF5A) || (r >= 0xFF10 && r <= 0xFF19) || styledLetter(r) {
+		if fullwidthLetter(r) {
 			fullwidth++
-			styled.WriteString(norm.NFKC.String(string(r)))
-		} else if r == ' ' || unicode.IsPunct(r) {
-			styled.WriteRune(r)
-		} else if unicode.IsLetter(r) {
-			styled.WriteString(" | ")
 		}
 		if !hasRTL && r > 0x58F && isRTL(r) {
 			hasRTL = true
@@ -209,7 +203,8 @@ func prepare(raw string) prepared {
 	}
 	if fullwidth >= 3 {
 		sev := Low
-		if styledOrder(styled.String()) {
+		// b holds exactly the runes that reached the count above.
+		if styledOrder(styledText(b.String())) {
 			// A whole order spelled in styled letters is dressed up to pass
 			// filters that read plain letters.
 			sev = Medium
@@ -218,6 +213,29 @@ func prepare(raw string) prepared {
 			detail: "full-width Latin letters evade ASCII keyword matching"})
 	}
 	return p
+}
+
+// fullwidthLetter reports a full-width Latin letter or digit, or a styled
+// one (see styledLetter).
+func fullwidthLetter(r rune) bool {
+	return (r >= 0xFF21 && r <= 0xFF3A) || (r >= 0xFF41 && r <= 0xFF5A) || (r >= 0xFF10 && r <= 0xFF19) || styledLetter(r)
+}
+
+// styledText is the styled letters of visible, folded, with their
+// spacing: other letters become a " | " boundary. It is built only for
+// text with enough styled letters to matter.
+func styledText(visible string) string {
+	var styled strings.Builder
+	for _, r := range visible {
+		if fullwidthLetter(r) {
+			styled.WriteString(norm.NFKC.String(string(r)))
+		} else if r == ' ' || unicode.IsPunct(r) {
+			styled.WriteRune(r)
+		} else if unicode.IsLetter(r) {
+			styled.WriteString(" | ")
+		}
+	}
+	return styled.String()
 }
 
 // confusables maps letters of other scripts that render like Latin
@@ -237,6 +255,9 @@ var confusables = map[rune]rune{
 	'օ': 'o', 'ս': 'u', 'հ': 'h', 'ց': 'g', 'զ': 'q',
 }
 
+// The range of the confusables' code points.
+const confusableMin, confusableMax = 0x131, 0x58F
+
 // foldConfusables rewrites words that mix Latin letters with look-alike
 // letters of another script, and all-look-alike words inside Latin text,
 // to their Latin skeleton. It returns the rewritten text and a
@@ -253,8 +274,12 @@ func foldConfusables(s string) (string, []string) {
 			latin++
 		case unicode.IsLetter(r):
 			other++
-			if _, ok := confusables[r]; ok {
-				hasConf = true
+			// Every confusable lies between ı (U+0131) and the end of
+			// Armenian (U+058F); most other letters need no lookup.
+			if r >= confusableMin && r <= confusableMax {
+				if _, ok := confusables[r]; ok {
+					hasConf = true
+				}
 			}
 		}
 	}
