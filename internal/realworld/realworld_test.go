@@ -19,19 +19,15 @@ import (
 	"github.com/mcpsec/mcpsec/internal/source"
 )
 
-// The figure the issue asks of the rules is at most 1% of real tools with a
-// finding at medium or above and none critical. The landed rules do not
-// reach it yet (measured 2026-11-30: 81 of 1,870 tools, 15 critical
-// findings, 3 server-level findings; after the rules branch's precision
-// work, measured 2026-11-30 14:13 UTC: 18 of 1,870 tools (0.96%), 0
-// critical, 2 server-level; after the round-4 precision work (rulesprec),
-// measured 2026-11-30 16:40 UTC: 8 tools, 0
-// critical, 0 server-level), so the test holds them to that measured
-// ceiling: a rule change that flags more real tools fails here,
-// and each improvement should lower the ceiling until it meets the target.
+// The figure the issue asks of the scanner is at most 1% of real tools with
+// a finding at medium or above and none critical. It is met; the test also
+// holds the scanner to the measured ceilings below the target, so a change
+// that flags more real tools fails here. History: 81 of 1,870 tools, 15
+// critical, 3 server-level at the start of round 3; 8, 0, 0 at the end of
+// round 4; 6, 0, 0 with the text model (round 5, measured 2026-12-01).
 const (
 	targetFlaggedShare = 0.01
-	maxFlaggedTools    = 8
+	maxFlaggedTools    = 6
 	maxCritical        = 0
 	maxServerLevel     = 0
 )
