@@ -412,16 +412,13 @@ func langFeatureMap(c uint64) (early, late feature) {
 }
 
 // langUpper over-approximates, for the prefilter, what langFeatures can
-// add to any sentence of a text.
-func langUpper(text string) feature {
+// add to any sentence of a text; mt is the match text of text
+// (appendMatch), which the caller has already built.
+func langUpper(text string, mt []byte) feature {
 	if !mayBeForeign(text) {
 		return 0
 	}
-	bp := matchPool.Get().(*[]byte)
-	mt := appendMatch((*bp)[:0], text)
 	classes := langClasses(mt)
-	*bp = mt
-	matchPool.Put(bp)
 	early, late := langFeatureMap(classes)
 	f := early | late
 	if strings.Contains(text, "@") || strings.Contains(text, "://") || hasDottedHost(strings.ToLower(text)) {

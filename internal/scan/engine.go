@@ -51,6 +51,7 @@ type scanner struct {
 	gateMemo gateMemo
 	lexMemo  lexMemo
 	mtBuf    []byte
+	unitMT   []byte // the match text of the string mayMatch reads
 	scratch  sentenceScratch
 	// analyzeBuf holds analyze's per-sentence slices between calls.
 	analyzeBuf struct {
@@ -299,11 +300,14 @@ func escapeSeg(s string) string {
 // no rule could fire on the union, no rule fires on any sentence and the
 // per-sentence analysis is skipped. Most honest documentation stops here.
 func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
-	lex := lexOf(text)
+	// The match text is built once, for the lexicon and the other
+	// languages' vocabulary both.
+	sc.unitMT = appendMatch(sc.unitMT[:0], text)
+	lex := lexFeatures(sc.unitMT)
 	sc.unitLex, sc.unitText = lex, text
 	h, gates := sc.gatesOf(lower)
 	sc.unitHints = h
-	f := sc.upperCheap(text, lower, server, tool, lex, h, h)
+	f := sc.upperCheap(text, lower, sc.unitMT, server, tool, lex, h, h)
 	if !mayFire(f|costlyBits, part) {
 		return false
 	}

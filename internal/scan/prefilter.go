@@ -18,8 +18,8 @@ import (
 // upper is the bound for text, one sentence or a whole string. h are the
 // raw hints of text itself, unitH those of the whole string (the engine
 // gates some checks of every sentence on the whole string's hints).
-func (sc *scanner) upper(text, lower, server, tool string, lex feature, h, unitH int, gates uint64) feature {
-	f := sc.upperCheap(text, lower, server, tool, lex, h, unitH)
+func (sc *scanner) upper(text, lower string, mt []byte, server, tool string, lex feature, h, unitH int, gates uint64) feature {
+	f := sc.upperCheap(text, lower, mt, server, tool, lex, h, unitH)
 	return f | sc.upperCostly(text, lower, server, tool, f, h, gates)
 }
 
@@ -29,10 +29,10 @@ func (sc *scanner) upper(text, lower, server, tool string, lex feature, h, unitH
 const costlyBits = fImper | fOtherTool | fForeignTool | fLiteral | fDestructTool | fInstead | fSelfRef
 
 // upperCheap is the part of the bound that comes from the automaton
-// passes and the cue gates.
-func (sc *scanner) upperCheap(text, lower, server, tool string, lex feature, h, unitH int) feature {
+// passes and the cue gates; mt is the match text of text (appendMatch).
+func (sc *scanner) upperCheap(text, lower string, mt []byte, server, tool string, lex feature, h, unitH int) feature {
 	f := lex | fNamedTarget | fSiblingOut
-	f |= langUpper(text)
+	f |= langUpper(text, mt)
 	f |= sc.intentUpperBound(unitH)
 	f |= sc.cueUpper(text, lower, server, tool)
 	if h&hintFile != 0 {
@@ -174,7 +174,7 @@ func (sc *scanner) relevantSentences(sents, lowers []string, part, server, tool 
 		m := sc.gateMemoOf(lowers[i])
 		h, c := m.hints, m.cues
 		ss.lex, ss.hints, ss.gates, ss.kinds, ss.mts = append(ss.lex, lex), append(ss.hints, h), append(ss.gates, c), append(ss.kinds, m.kinds), append(ss.mts, mt)
-		ss.ub = append(ss.ub, sc.upper(s, lowers[i], server, tool, lex, h, unitH, c))
+		ss.ub = append(ss.ub, sc.upper(s, lowers[i], mt, server, tool, lex, h, unitH, c))
 		ss.rel = append(ss.rel, false)
 	}
 	for _, r := range structuralRules[part] {
