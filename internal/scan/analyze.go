@@ -44,28 +44,55 @@ func appendSentenceSpans(out [][2]int, text string) [][2]int {
 		}
 		start = end
 	}
-	for i, r := range text {
-		switch r {
+	// Bytes are read one at a time; only the bytes that can end a
+	// sentence are looked at, and only non-ASCII ones are decoded.
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !sentenceByte[c] {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			switch r {
+			case '。', '！', '？', '；', '।', '؟':
+				emit(i + size)
+			}
+			i += size
+			continue
+		}
+		switch c {
 		case '\n':
 			if !softWrap(text, start, i) {
 				emit(i + 1)
 			}
-		case '。', '！', '？', '；', '।', '؟':
-			emit(i + utf8.RuneLen(r))
 		case '.', '!', '?', ';':
 			if i+1 >= len(text) || text[i+1] == ' ' || text[i+1] == '\t' || text[i+1] == '\n' || text[i+1] == '\r' {
-				if r == '.' && abbreviation(text[start:i]) {
-					continue
+				if c != '.' || !abbreviation(text[start:i]) {
+					emit(i + 1)
 				}
-				emit(i + 1)
 			}
 		}
+		i++
 	}
 	if start < len(text) {
 		emit(len(text))
 	}
 	return out
 }
+
+// sentenceByte marks the bytes appendSentenceSpans looks at: the ASCII
+// ends of sentences and every non-ASCII byte (the other scripts' ends are
+// multi-byte).
+var sentenceByte = func() (m [256]bool) {
+	for _, c := range []byte("\n.!?;") {
+		m[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		m[c] = true
+	}
+	return m
+}()
 
 func isSpaceByte(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'

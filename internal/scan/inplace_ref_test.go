@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // identWordsReference and slotKindReference are the functions as first
@@ -92,6 +93,62 @@ func TestConfusablesInRange(t *testing.T) {
 	for r := range confusables {
 		if r < confusableMin || r > confusableMax {
 			t.Errorf("confusable %q (U+%04X) is outside U+%04X..U+%04X", r, r, confusableMin, confusableMax)
+		}
+	}
+}
+
+// sentenceSpansReference is sentenceSpans as first written (rune by rune).
+func sentenceSpansReference(text string) [][2]int {
+	out := make([][2]int, 0, 4)
+	start := 0
+	emit := func(end int) {
+		a, b := start, end
+		for a < b && isSpaceByte(text[a]) {
+			a++
+		}
+		for b > a && isSpaceByte(text[b-1]) {
+			b--
+		}
+		if a < b {
+			out = append(out, [2]int{a, b})
+		}
+		start = end
+	}
+	for i, r := range text {
+		switch r {
+		case '\n':
+			if !softWrap(text, start, i) {
+				emit(i + 1)
+			}
+		case '。', '！', '？', '；', '।', '؟':
+			emit(i + utf8.RuneLen(r))
+		case '.', '!', '?', ';':
+			if i+1 >= len(text) || text[i+1] == ' ' || text[i+1] == '\t' || text[i+1] == '\n' || text[i+1] == '\r' {
+				if r == '.' && abbreviation(text[start:i]) {
+					continue
+				}
+				emit(i + 1)
+			}
+		}
+	}
+	if start < len(text) {
+		emit(len(text))
+	}
+	return out
+}
+
+func TestSentenceSpansMatchReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"Reads", "a", "file", " ", "  ", ".", "!", "?", ";", "\n", "\n\n", "\t", "\r", "e.g", "etc", "No", "-", "*",
+		"1.", "。", "！", "？", "；", "।", "؟", "文档", "é", "\xe3\x80", "\xff", "(", "https://x.invalid/a.b"}
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(16) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := sentenceSpans(s), sentenceSpansReference(s); !slices.Equal(got, want) {
+			t.Fatalf("sentenceSpans(%q) = %v, reference %v", s, got, want)
 		}
 	}
 }
