@@ -130,16 +130,27 @@ func (b *Builder) AddText(text string, also *Builder) {
 	b.buf = b.buf[:0]
 	b.toks = b.toks[:0]
 	tokenize(text, &b.buf, &b.toks)
+	// One pass over each word's bytes gives the three FNV states that
+	// read it: the word's own hash, the pair it ends (continuing from the
+	// previous word's prefix) and the prefix of the pair it starts. The
+	// hashes are hashBytes' (nsWord, w) and (nsPair, previous, w).
+	var prefix uint32 // FNV state of nsPair, the previous word and ' '
+	wordSeed, pairSeed := fnvSeed(nsWord), fnvSeed(nsPair)
 	for i, sp := range b.toks {
-		w := b.buf[sp[0]:sp[1]]
-		h := hashBytes(nsWord, w, nil)
+		hw, hp, hn := wordSeed, prefix, pairSeed
+		for _, c := range b.buf[sp[0]:sp[1]] {
+			hw = (hw ^ uint32(c)) * fnvPrime
+			hp = (hp ^ uint32(c)) * fnvPrime
+			hn = (hn ^ uint32(c)) * fnvPrime
+		}
+		prefix = (hn ^ ' ') * fnvPrime
+		h := hw & (Dims - 1)
 		b.add(h)
 		if also != nil {
 			also.add(h)
 		}
 		if i > 0 {
-			p := b.toks[i-1]
-			h := hashBytes(nsPair, b.buf[p[0]:p[1]], w)
+			h := hp & (Dims - 1)
 			b.add(h)
 			if also != nil {
 				also.add(h)
@@ -415,6 +426,12 @@ func hashBytes(ns byte, a, b []byte) uint32 {
 		}
 	}
 	return h & (Dims - 1)
+}
+
+// fnvSeed is the FNV state after the namespace byte ns.
+func fnvSeed(ns byte) uint32 {
+	h := uint32(fnvOffset)
+	return (h ^ uint32(ns)) * fnvPrime
 }
 
 func hash1(ns byte, s string) uint32 {

@@ -68,3 +68,53 @@ func TestTokenizeMatchesReference(t *testing.T) {
 		t.Fatal("the alphabet's assumptions about Unicode spaces no longer hold")
 	}
 }
+
+// addTextReference is AddText as first written: each word and each pair
+// hashed on its own by hashBytes.
+func addTextReference(b *Builder, text string, also *Builder) {
+	b.buf = b.buf[:0]
+	b.toks = b.toks[:0]
+	tokenize(text, &b.buf, &b.toks)
+	for i, sp := range b.toks {
+		w := b.buf[sp[0]:sp[1]]
+		h := hashBytes(nsWord, w, nil)
+		b.add(h)
+		if also != nil {
+			also.add(h)
+		}
+		if i > 0 {
+			p := b.toks[i-1]
+			h := hashBytes(nsPair, b.buf[p[0]:p[1]], w)
+			b.add(h)
+			if also != nil {
+				also.add(h)
+			}
+		}
+	}
+}
+
+// TestAddTextMatchesReference: the one-pass hashing gives the same
+// features in the same order (the margin is a float sum in that order).
+func TestAddTextMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	words := []string{"send", "the", "key", "to", "https://x.invalid/a", "ops@example.com", "~/.ssh/id_rsa", "É", "日本語", ".", "!", " ", "  ", "\n", "IMPORTANT:", "a"}
+	var got, want, gotAll, wantAll Builder
+	for n := range 3000 {
+		if n%10 == 0 {
+			gotAll.Reset()
+			wantAll.Reset()
+		}
+		var s strings.Builder
+		for range r.IntN(30) {
+			s.WriteString(words[r.IntN(len(words))])
+			s.WriteByte(' ')
+		}
+		got.Reset()
+		want.Reset()
+		got.AddText(s.String(), &gotAll)
+		addTextReference(&want, s.String(), &wantAll)
+		if !slices.Equal(got.idx, want.idx) || !slices.Equal(gotAll.idx, wantAll.idx) {
+			t.Fatalf("AddText(%q) features %v, reference %v", s.String(), got.idx, want.idx)
+		}
+	}
+}
