@@ -629,6 +629,15 @@ func (ni *nameIndex) mayOwn(tok string) bool {
 	return ni.lens&(1<<min(len(tok), 63)) != 0 && ni.first[tok[0]]
 }
 
+// mayOwnFolded is mayOwn of the lower-case form of an ASCII token.
+func (ni *nameIndex) mayOwnFolded(tok string) bool {
+	c := tok[0]
+	if c >= 'A' && c <= 'Z' {
+		c += 'a' - 'A'
+	}
+	return ni.lens&(1<<min(len(tok), 63)) != 0 && ni.first[c]
+}
+
 // distinctive names (with separators, digits or inner capitals) are
 // unlikely to be ordinary words; plain words like "search" count as a
 // tool reference only when quoted or followed by "tool".
@@ -661,11 +670,13 @@ func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool)
 			continue
 		}
 		j := i
-		upper := false
+		caps, wide := false, false
 		for j < len(sentence) && isIdentByte(sentence[j]) {
-			upper = upper || (sentence[j] >= 'A' && sentence[j] <= 'Z') || sentence[j] >= utf8.RuneSelf
+			caps = caps || (sentence[j] >= 'A' && sentence[j] <= 'Z')
+			wide = wide || sentence[j] >= utf8.RuneSelf
 			j++
 		}
+		upper := caps || wide
 		before, after := i, j
 		i = j
 		// strings.Trim(raw, ".-") without building its cutset per token.
@@ -683,6 +694,11 @@ func (ni *nameIndex) refs(sentence, server, self string, params map[string]bool)
 		if !upper && !ni.mayOwn(raw) {
 			// (raw is its own lower-case form here; the lookup below
 			// would fail.)
+			continue
+		}
+		if caps && !wide && !ni.mayOwnFolded(raw) {
+			// ASCII lower-casing keeps the length and folds the first
+			// byte: the lower-case form fails mayOwn, and the lookup.
 			continue
 		}
 		tok := raw

@@ -63,28 +63,37 @@ func (c *contract) addWords(s string) {
 func identWordsOf(s string) []string {
 	// Words are runs of s itself (lower-casing a word that is already
 	// lower case allocates nothing). Invalid bytes decode to U+FFFD, which
-	// is neither letter nor digit, so a run never holds one.
+	// is neither letter nor digit, so a run never holds one. Text
+	// without words gives nil (callers tell "no parameter" by it); most
+	// identifiers have at most four words, so the first word allocates
+	// room for four.
 	var out []string
+	add := func(w string) {
+		if out == nil {
+			out = make([]string, 0, 4)
+		}
+		out = append(out, strings.ToLower(w))
+	}
 	start := -1
 	var prev rune
 	for i, r := range s {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if start >= 0 && unicode.IsUpper(r) && unicode.IsLower(prev) {
-				out = append(out, strings.ToLower(s[start:i]))
+				add(s[start:i])
 				start = -1
 			}
 			if start < 0 {
 				start = i
 			}
 		case start >= 0:
-			out = append(out, strings.ToLower(s[start:i]))
+			add(s[start:i])
 			start = -1
 		}
 		prev = r
 	}
 	if start >= 0 {
-		out = append(out, strings.ToLower(s[start:]))
+		add(s[start:])
 	}
 	return out
 }

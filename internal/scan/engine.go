@@ -52,6 +52,7 @@ type scanner struct {
 	lexMemo  lexMemo
 	mtBuf    []byte
 	unitMT   []byte // the match text of the string mayMatch reads
+	units    []unit // the units of the tool being scanned
 	scratch  sentenceScratch
 	// analyzeBuf holds analyze's per-sentence slices between calls.
 	analyzeBuf struct {
@@ -192,7 +193,10 @@ func scanTool(server string, t catalog.Tool, opts Options) []Finding {
 func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 	sc.cur = newContract(t)
 	defer func() { sc.cur = nil }()
-	units := toolUnits(t)
+	// The units live in the scanner's buffer until the next tool: no
+	// finding keeps the slice, only copies of its units.
+	sc.units = appendToolUnits(sc.units[:0], t)
+	units := sc.units
 	var fs []Finding
 	for _, u := range units {
 		fs = append(fs, sc.scanUnit(server, t.Name, u, t.Name)...)
@@ -209,8 +213,10 @@ func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 // toolUnits lists every string of a tool a model reads: its name, title,
 // description, annotations and every string and property name of its
 // schemas.
-func toolUnits(t catalog.Tool) []unit {
-	var units []unit
+func toolUnits(t catalog.Tool) []unit { return appendToolUnits(nil, t) }
+
+// appendToolUnits appends the units of toolUnits to units.
+func appendToolUnits(units []unit, t catalog.Tool) []unit {
 	units = append(units, unit{"name", "name", t.Name})
 	if t.Title != "" {
 		units = append(units, unit{"description", "title", t.Title})

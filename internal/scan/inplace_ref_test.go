@@ -77,7 +77,8 @@ func TestInPlaceWordsAndSlotsMatchReference(t *testing.T) {
 			}
 			l.WriteString(segs[r.IntN(len(segs))])
 		}
-		if got, want := identWordsOf(w.String()), identWordsReference(w.String()); !slices.Equal(got, want) {
+		// nil matters: a parameter without words has unitWords nil.
+		if got, want := identWordsOf(w.String()), identWordsReference(w.String()); !slices.Equal(got, want) || (got == nil) != (want == nil) {
 			t.Fatalf("identWordsOf(%q) = %q, reference %q", w.String(), got, want)
 		}
 		if got, want := slotKind(l.String()), slotKindReference(l.String()); got != want {
