@@ -154,37 +154,53 @@ func isCommon(b []byte) bool {
 // countCommon counts common English words in s, and in its rot13
 // reading, without allocating.
 func countCommon(s string) (plain, rotated int) {
+	plain, rotated, _ = countCommonLetters(s)
+	return plain, rotated
+}
+
+// countCommonLetters is countCommon that also counts the ASCII letters
+// of s, in the same pass: one byte table gives each byte's lower-case
+// letter (0 for any other byte), another its rot13 reading.
+func countCommonLetters(s string) (plain, rotated, letters int) {
 	var buf, rbuf [12]byte
 	n := 0
-	flush := func() {
-		if n > 0 && n <= len(buf) {
-			if isCommon(buf[:n]) {
-				plain++
-			}
-			if isCommon(rbuf[:n]) {
-				rotated++
-			}
+	for i := 0; i <= len(s); i++ {
+		var c byte
+		if i < len(s) {
+			c = asciiLetterLower[s[i]]
 		}
-		n = 0
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 32
-		}
-		if c < 'a' || c > 'z' {
-			flush()
+		if c == 0 {
+			// A word ends (or the text does).
+			if n > 0 && n <= len(buf) {
+				if isCommon(buf[:n]) {
+					plain++
+				}
+				if isCommon(rbuf[:n]) {
+					rotated++
+				}
+			}
+			n = 0
 			continue
 		}
+		letters++
 		if n < len(buf) {
 			buf[n] = c
-			rbuf[n] = 'a' + (c-'a'+13)%26
+			rbuf[n] = rot13Lower[c]
 		}
 		n++
 	}
-	flush()
-	return plain, rotated
+	return plain, rotated, letters
 }
+
+// asciiLetterLower maps ASCII letters to their lower case, every other
+// byte to 0; rot13Lower maps a lower-case letter to its rot13 reading.
+var asciiLetterLower, rot13Lower = func() (l, r [256]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		l[c], l[c-'a'+'A'] = byte(c), byte(c)
+		r[c] = byte('a' + (c-'a'+13)%26)
+	}
+	return l, r
+}()
 
 func rot13(s string) string {
 	return strings.Map(func(r rune) rune {
@@ -201,16 +217,10 @@ func rot13(s string) string {
 // rot13Variant returns the rot13 reading of s when that reading looks far
 // more like English than s does.
 func rot13Variant(s string) (decoded, bool) {
-	letters := 0
-	for i := 0; i < len(s); i++ {
-		if (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') {
-			letters++
-		}
-	}
+	plain, rotated, letters := countCommonLetters(s)
 	if letters < 12 {
 		return decoded{}, false
 	}
-	plain, rotated := countCommon(s)
 	if rotated >= 2 && rotated > 2*plain {
 		return decoded{via: "encoded.rot13", src: s, text: rot13(s)}, true
 	}

@@ -153,3 +153,60 @@ func TestSentenceSpansMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// countCommonReference is countCommon as first written, with the letters
+// counted in a pass of their own as rot13Variant did.
+func countCommonReference(s string) (plain, rotated, letters int) {
+	for i := 0; i < len(s); i++ {
+		if (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') {
+			letters++
+		}
+	}
+	var buf, rbuf [12]byte
+	n := 0
+	flush := func() {
+		if n > 0 && n <= len(buf) {
+			if isCommon(buf[:n]) {
+				plain++
+			}
+			if isCommon(rbuf[:n]) {
+				rotated++
+			}
+		}
+		n = 0
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 32
+		}
+		if c < 'a' || c > 'z' {
+			flush()
+			continue
+		}
+		if n < len(buf) {
+			buf[n] = c
+			rbuf[n] = 'a' + (c-'a'+13)%26
+		}
+		n++
+	}
+	flush()
+	return plain, rotated, letters
+}
+
+func TestCountCommonMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	pieces := []string{"the", "gur", "THE", "Gur", "to", "gb", "include", "vapyhqr", "before", "orsber", "x", "abcdefghijklmn", " ", ".", "_", "é", "\xff", "1", "[", "`", "@", "{"}
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(20) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		p, q, l := countCommonLetters(s)
+		wp, wq, wl := countCommonReference(s)
+		if p != wp || q != wq || l != wl {
+			t.Fatalf("countCommonLetters(%q) = %d %d %d, reference %d %d %d", s, p, q, l, wp, wq, wl)
+		}
+	}
+}
