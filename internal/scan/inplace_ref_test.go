@@ -2,6 +2,7 @@ package scan
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -208,5 +209,33 @@ func TestCountCommonMatchesReference(t *testing.T) {
 		if p != wp || q != wq || l != wl {
 			t.Fatalf("countCommonLetters(%q) = %d %d %d, reference %d %d %d", s, p, q, l, wp, wq, wl)
 		}
+	}
+}
+
+// TestPrepareFastPathMatchesRunes: text that plainUnicode lets through
+// prepares as the rune-by-rune path prepares it.
+func TestPrepareFastPathMatchesRunes(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	pieces := []string{"send", " ", "é", "ü", "日本", "ﬁ", "Ａ", "𝐬", "\u200b", "\u200d", "\u202e", "\ufe0f", "\U000E0041", "\xff", "\ufffd",
+		"о", "с", "а", "ı", "ş", "Ω", "①", "\u0301", "e", "x", ".", "😀", "\u00ad", "\ufeff"}
+	fast := 0
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		if isASCII(s) {
+			continue
+		}
+		if plainUnicode(s) {
+			fast++
+		}
+		if got, want := prepare(s), prepareRunes(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("prepare(%q) = %+v, rune by rune %+v", s, got, want)
+		}
+	}
+	if fast < 1000 {
+		t.Fatalf("only %d texts took the fast path; the test checks too little", fast)
 	}
 }

@@ -88,6 +88,46 @@ func prepare(raw string) prepared {
 	if isASCII(raw) {
 		return prepared{text: raw}
 	}
+	if plainUnicode(raw) {
+		// Nothing to remove or count: the visible text is raw itself.
+		var p prepared
+		text, confusable := foldConfusables(norm.NFKC.String(raw))
+		p.text = text
+		p.noteConfusables(confusable)
+		return p
+	}
+	return prepareRunes(raw)
+}
+
+// plainUnicode reports valid UTF-8 without a rune that prepareRunes
+// removes or counts (tags, variation selectors, bidirectional controls,
+// zero-width characters, full-width or styled letters); for such text
+// prepareRunes keeps every rune, and only normalises and folds.
+func plainUnicode(s string) bool {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || isTag(r) || isVariationSelector(r) || isBidi(r) || isZeroWidth(r) || fullwidthLetter(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// noteConfusables adds the note on look-alike letters, if any were folded.
+func (p *prepared) noteConfusables(confusable []string) {
+	if len(confusable) > 0 {
+		p.notes = append(p.notes, hiddenNote{rule: "hidden.confusable", count: len(confusable), severity: Medium,
+			decoded: strings.Join(confusable, ", "), detail: "mixed-script words use look-alike letters"})
+	}
+}
+
+// prepareRunes is prepare of text that is not ASCII, rune by rune.
+func prepareRunes(raw string) prepared {
 	var (
 		p                         prepared
 		b                         strings.Builder
@@ -197,10 +237,7 @@ func prepare(raw string) prepared {
 		p.notes = append(p.notes, hiddenNote{rule: "hidden.zero_width", count: zwCount, severity: sev, decoded: text,
 			detail: "zero-width characters split words apart"})
 	}
-	if len(confusable) > 0 {
-		p.notes = append(p.notes, hiddenNote{rule: "hidden.confusable", count: len(confusable), severity: Medium,
-			decoded: strings.Join(confusable, ", "), detail: "mixed-script words use look-alike letters"})
-	}
+	p.noteConfusables(confusable)
 	if fullwidth >= 3 {
 		sev := Low
 		// b holds exactly the runes that reached the count above.
