@@ -565,7 +565,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		u.text = headTail(u.text, maxUnitBytes/2)
 	}
 	p := prepare(u.text)
-	if strings.ContainsRune(u.text, utf8.RuneError) {
+	if !p.ascii && strings.ContainsRune(u.text, utf8.RuneError) {
 		// Invalid bytes reach us as U+FFFD (JSON decoding replaces them);
 		// text a reviewer's tools show as garbage can carry anything.
 		r := RuleByID("hidden.invalid_utf8")

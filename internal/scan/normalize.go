@@ -27,6 +27,8 @@ type prepared struct {
 	// tags, variation-selector bytes); each is scanned on its own.
 	hiddenTexts []hiddenText
 	notes       []hiddenNote
+	// ascii says the raw text was ASCII (and text is the raw text).
+	ascii bool
 }
 
 type hiddenText struct {
@@ -86,7 +88,7 @@ func isRTL(r rune) bool {
 // passes through untouched.
 func prepare(raw string) prepared {
 	if isASCII(raw) {
-		return prepared{text: raw}
+		return prepared{text: raw, ascii: true}
 	}
 	if plainUnicode(raw) {
 		// Nothing to remove or count: the visible text is raw itself.
