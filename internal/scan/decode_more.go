@@ -112,7 +112,7 @@ func reversedCandidate(s string) bool {
 			continue
 		}
 		end := s[:i+1]
-		for _, c := range reversedCues {
+		for _, c := range reversedByLast[s[i-1]] {
 			if strings.HasSuffix(end, c) {
 				return true
 			}
@@ -124,12 +124,14 @@ func reversedCandidate(s string) bool {
 var reversedCues = []string{" eht ", " dna ", " lla ", " ruoy ", " uoy ", "resu ", " ot ", " siht ", " EHT ", " DNA ", "RESU "}
 
 // reversedLast marks the bytes that end a cue before its final space:
-// only a space after one of them can end a cue.
-var reversedLast = func() (m [256]bool) {
+// only a space after one of them can end a cue. reversedByLast lists the
+// cues by that byte, so a space is checked against those cues only.
+var reversedLast, reversedByLast = func() (m [256]bool, by [256][]string) {
 	for _, c := range reversedCues {
 		m[c[len(c)-2]] = true
+		by[c[len(c)-2]] = append(by[c[len(c)-2]], c)
 	}
-	return m
+	return m, by
 }()
 
 // spacedVariant joins letters spaced apart ("s e n d   a l l") into words;
