@@ -19,8 +19,11 @@ func langFindings(t *testing.T, text string) []Finding {
 	t.Helper()
 	tools := append([]catalog.Tool{{Name: "sample_tool", Description: text}}, langSiblings...)
 	c := &catalog.Catalog{Servers: []catalog.Server{{Name: "s", Tools: tools}}}
+	// The rules alone: the text model may hold a finding of these short
+	// samples, and what is tested here is the rules' language coverage; the
+	// engine as a whole is measured on the registers.
 	var out []Finding
-	for _, f := range Scan(c, Options{}).All() {
+	for _, f := range Scan(c, Options{rulesOnly: true}).All() {
 		if f.Tool == "sample_tool" {
 			out = append(out, f)
 		}

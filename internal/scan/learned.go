@@ -11,8 +11,9 @@ import (
 )
 
 // The text model: a classifier over a tool's words, trained on the
-// project's five registers of poisoned and honest catalogs (each written by
-// different authors who never read the rules; see learned_train_test.go).
+// project's seven registers of poisoned and honest catalogs (each written by
+// different authors who never read the rules) and a training set written
+// for it (see learned_train_test.go).
 // It judges every tool (and every server's instructions) twice, as a
 // whole page and by its most suspicious sentence, and the mean of the two
 // is the tool's text score. Server instructions are scored for holding

@@ -23,7 +23,12 @@ var updateModel = flag.Bool("update-model", false, "retrain the text model from 
 // each written by different authors who never read the rules. A register
 // named here is development data; the next blind register is measured
 // once, on the final model, and only then may join this list.
-var trainingRegisters = []string{"blind-register", "blind-register-2", "blind-register-3", "blind-register-4", "blind-register-5"}
+var trainingRegisters = []string{"blind-register", "blind-register-2", "blind-register-3", "blind-register-4", "blind-register-5", "blind-register-6", "blind-register-7"}
+
+// trainingSets are catalogs written to train the model, never to measure
+// it: they are in every training run, and the cross-validation never holds
+// them out.
+var trainingSets = []string{"training-1"}
 
 // registerCase is one catalog of a register.
 type registerCase struct {
@@ -177,7 +182,7 @@ func ownBags(t *testing.T) []textclass.Bag {
 // land without retraining (go test ./internal/scan -run
 // TestTextModelIsTrainedFromRegisters -update-model).
 func TestTextModelIsTrainedFromRegisters(t *testing.T) {
-	bags := append(bagsOf(loadRegisters(t, trainingRegisters)), ownBags(t)...)
+	bags := append(bagsOf(loadRegisters(t, append(trainingRegisters, trainingSets...))), ownBags(t)...)
 	pos := 0
 	for _, b := range bags {
 		if b.Positive {
@@ -269,10 +274,10 @@ func registerFigures(cases []registerCase, opts Options) (found, poisoned, flagg
 // next blind register's job.
 func TestTextModelCrossValidation(t *testing.T) {
 	cases := loadRegisters(t, trainingRegisters)
-	own := ownBags(t)
+	own := append(ownBags(t), bagsOf(loadRegisters(t, trainingSets))...)
 	// floors hold the figures measured when the thresholds were chosen
 	// (recall at least, false-positive rate at most), with a small margin.
-	floors := []struct{ recall, fpr float64 }{{0.93, 0.03}, {0.88, 0.02}, {0.75, 0.05}, {0.83, 0.04}, {0.62, 0.03}}
+	floors := []struct{ recall, fpr float64 }{{0.92, 0.02}, {0.91, 0.02}, {0.76, 0.04}, {0.88, 0.04}, {0.70, 0.03}, {0.74, 0.03}, {0.70, 0.04}}
 	for hold, name := range trainingRegisters {
 		var train, test []registerCase
 		for _, c := range cases {
