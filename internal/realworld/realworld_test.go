@@ -25,12 +25,15 @@ import (
 // that flags more real tools fails here. History: 81 of 1,870 tools, 15
 // critical, 3 server-level at the start of round 3; 8, 0, 0 at the end of
 // round 4; 6, 0, 0 with the text model (round 5, measured 2026-12-01); 7, 0, 0
-// after it was retrained on registers 1-7 and training-1 (round 6).
+// after it was retrained on registers 1-7 and training-1 (round 6); 7, 0, 1
+// once it also reported a single very suspicious sentence and server
+// instructions (the one server-level finding: instructions telling the model
+// to fetch a resource and follow the usage instructions in it).
 const (
 	targetFlaggedShare = 0.01
 	maxFlaggedTools    = 7
 	maxCritical        = 0
-	maxServerLevel     = 0
+	maxServerLevel     = 1
 )
 
 // The floors the pinned set must keep: a package that stops starting is a

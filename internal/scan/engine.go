@@ -84,12 +84,11 @@ func (sc *scanner) judgeText(server, tool, key string, units []unit) []Finding {
 	if old, seen := sc.scores[k]; !seen || s > old {
 		sc.scores[k] = s
 	}
-	// A server's instructions are addressed to the model by design ("fetch
-	// this resource first", "prefer these tools for that"), which in a tool
-	// description is the very thing the model learned to distrust. Their
-	// score still holds the wording rules' findings, but the model does not
-	// report them on its own.
-	if ok && tool != "" {
+	// Server instructions are reported too: they address the model by
+	// design, but the model has seen honest instructions in its training
+	// data, and held out it found more poisoned instructions than it
+	// flagged honest ones (README, "The text model").
+	if ok {
 		return []Finding{f}
 	}
 	return nil

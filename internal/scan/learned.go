@@ -16,25 +16,27 @@ import (
 // for it (see learned_train_test.go).
 // It judges every tool (and every server's instructions) twice, as a
 // whole page and by its most suspicious sentence, and the mean of the two
-// is the tool's text score. Server instructions are scored for holding
-// only: they address the model by design, so a score alone there is no
-// finding (see judgeText).
+// is the tool's text score.
 //
 // It does two things with the score:
 //   - a score at or above learnedFlag is a finding of its own
-//     (learned.poisoned_text, medium: one kind of evidence);
+//     (learned.poisoned_text, medium: one kind of evidence), and so is a
+//     single sentence that alone reaches learnedSentence: one clause
+//     buried in long honest documentation is how a careful attacker
+//     writes, and the page's honest majority would otherwise dilute it;
 //   - a finding of the hand-written text rules on a tool whose score is
 //     below learnedHold is held at low: the rule saw a cue, the tool's
 //     text as a whole reads as ordinary documentation. Findings the
 //     classifier cannot judge (hidden or encoded text, names, drift,
 //     sizes) are never held.
 //
-// Both thresholds were chosen by leave-one-register-out cross-validation
+// The thresholds were chosen by leave-one-register-out cross-validation
 // on the training registers and checked against the real-world
-// servers (see README, "How the scanner decides").
+// servers (see README, "The text model").
 const (
-	learnedFlag = 0.90
-	learnedHold = 0.50
+	learnedFlag     = 0.90
+	learnedSentence = 0.998
+	learnedHold     = 0.50
 )
 
 //go:embed learned.model
@@ -111,8 +113,8 @@ func modelText(s string) string {
 
 // textScore judges units with the text model as textclass.Pair.Score
 // does: the mean of the whole text's probability and its most suspicious
-// sentence's; also that sentence and its unit.
-func textScore(m *textclass.Pair, units []unit) (float64, unit, string) {
+// sentence's; also that sentence, its unit and its own probability.
+func textScore(m *textclass.Pair, units []unit) (float64, unit, string, float64) {
 	j := judges.Get().(*textJudge)
 	defer judges.Put(j)
 	best, bu, bs, be := math.Inf(-1), -1, 0, 0
@@ -123,10 +125,11 @@ func textScore(m *textclass.Pair, units []unit) (float64, unit, string) {
 	})
 	w := textclass.Sigmoid(m.Whole.MarginOf(&j.whole))
 	if bu < 0 {
-		return w / 2, unit{}, ""
+		return w / 2, unit{}, "", 0
 	}
 	u := units[bu]
-	return (w + textclass.Sigmoid(best)) / 2, u, modelText(u.text)[bs:be]
+	p := textclass.Sigmoid(best)
+	return (w + p) / 2, u, modelText(u.text)[bs:be], p
 }
 
 // learnedRule is the text model's own finding.
@@ -150,20 +153,23 @@ var learnedRule = &Rule{
 func init() { Rules = append(Rules, learnedRule) }
 
 // learnedFinding is the text model's finding on units, if their score
-// reaches learnedFlag.
+// reaches learnedFlag or one sentence alone reaches learnedSentence.
 func learnedFinding(m *textclass.Pair, server, tool string, units []unit) (Finding, float64, bool) {
-	s, u, sentence := textScore(m, units)
-	if s < learnedFlag || sentence == "" {
+	s, u, sentence, p := textScore(m, units)
+	if (s < learnedFlag && p < learnedSentence) || sentence == "" {
 		return Finding{}, s, false
 	}
 	what := "The tool's text"
 	if tool == "" {
-		what = "The server's instructions" // scored, not reported (judgeText)
+		what = "The server's instructions"
+	}
+	msg := fmt.Sprintf("%s reads like poisoned metadata to the text classifier (score %.2f; reported from %.2f); the sentence that weighs most is quoted.", what, s, learnedFlag)
+	if s < learnedFlag {
+		msg = fmt.Sprintf("%s has one sentence that reads like poisoned metadata to the text classifier on its own (%.3f; reported from %.3f), though the text as a whole scores %.2f; that sentence is quoted.", what, p, learnedSentence, s)
 	}
 	return Finding{
 		RuleID: learnedRule.ID, Severity: Medium, Server: server, Tool: tool, Location: u.loc,
-		Message:  fmt.Sprintf("%s reads like poisoned metadata to the text classifier (score %.2f; reported from %.2f); the sentence that weighs most is quoted.", what, s, learnedFlag),
-		Evidence: clip(visible(sentence)),
+		Message: msg, Evidence: clip(visible(sentence)),
 	}, s, true
 }
 
