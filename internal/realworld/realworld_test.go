@@ -28,10 +28,13 @@ import (
 // after it was retrained on registers 1-7 and training-1 (round 6); 7, 0, 1
 // once it also reported a single very suspicious sentence and server
 // instructions (the one server-level finding: instructions telling the model
-// to fetch a resource and follow the usage instructions in it).
+// to fetch a resource and follow the usage instructions in it); 11, 0, 1
+// in round 7, when the model was retrained on registers 1-11 and three
+// training sets with new features and its flag lowered from 0.90 to 0.87
+// for recall on unseen registers (0.59% of tools, within the target).
 const (
 	targetFlaggedShare = 0.01
-	maxFlaggedTools    = 7
+	maxFlaggedTools    = 11
 	maxCritical        = 0
 	maxServerLevel     = 1
 )

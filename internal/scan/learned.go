@@ -11,9 +11,9 @@ import (
 )
 
 // The text model: a classifier over a tool's words, trained on the
-// project's seven registers of poisoned and honest catalogs (each written by
-// different authors who never read the rules) and a training set written
-// for it (see learned_train_test.go).
+// project's eleven registers of poisoned and honest catalogs (each written
+// by different authors who never read the rules) and three training sets
+// written for it (see learned_train_test.go).
 // It judges every tool (and every server's instructions) twice, as a
 // whole page and by its most suspicious sentence, and the mean of the two
 // is the tool's text score.
@@ -32,10 +32,12 @@ import (
 //
 // The thresholds were chosen by leave-one-register-out cross-validation
 // on the training registers and checked against the real-world
-// servers (see README, "The text model").
+// servers (see README, "The text model"). Round 7 lowered the flag from
+// 0.90 to 0.87 and the sentence threshold from 0.998 to 0.995 once the
+// retrained model held its false positives lower at the same recall.
 const (
-	learnedFlag     = 0.90
-	learnedSentence = 0.998
+	learnedFlag     = 0.87
+	learnedSentence = 0.995
 	learnedHold     = 0.50
 )
 
@@ -75,6 +77,14 @@ var judges = sync.Pool{New: func() any { return new(textJudge) }}
 // its features; j.whole gathers them all and is finished at the end.
 func (j *textJudge) eachSentence(units []unit, fn func(unit, start, end int)) {
 	j.whole.Reset()
+	// The tool's name says what it is for; the model reads each word as
+	// one of the name's words or not (server instructions have no name).
+	j.part.SetOwn("")
+	for _, u := range units {
+		if u.loc == "name" {
+			j.part.AddOwn(u.text)
+		}
+	}
 	for i, u := range units {
 		text := modelText(u.text)
 		j.spans = appendSentenceSpans(j.spans[:0], text)

@@ -9,7 +9,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
@@ -23,12 +25,13 @@ var updateModel = flag.Bool("update-model", false, "retrain the text model from 
 // each written by different authors who never read the rules. A register
 // named here is development data; the next blind register is measured
 // once, on the final model, and only then may join this list.
-var trainingRegisters = []string{"blind-register", "blind-register-2", "blind-register-3", "blind-register-4", "blind-register-5", "blind-register-6", "blind-register-7"}
+var trainingRegisters = []string{"blind-register", "blind-register-2", "blind-register-3", "blind-register-4", "blind-register-5", "blind-register-6", "blind-register-7",
+	"blind-register-8", "blind-register-9", "blind-register-10", "blind-register-11"}
 
 // trainingSets are catalogs written to train the model, never to measure
 // it: they are in every training run, and the cross-validation never holds
 // them out.
-var trainingSets = []string{"training-1"}
+var trainingSets = []string{"training-1", "training-2", "training-3"}
 
 // registerCase is one catalog of a register.
 type registerCase struct {
@@ -265,6 +268,13 @@ func registerFigures(cases []registerCase, opts Options) (found, poisoned, flagg
 	return
 }
 
+// cvRuns is how many runs each fold of the cross-validation averages.
+// The shipped model averages textclass.Defaults.Runs; one run per fold
+// keeps the suite fast under -race, and its figures are a little lower
+// (go test ./internal/scan -run TestTextModelCrossValidation -v -args
+// -cv-runs 5 gives the shipped model's).
+var cvRuns = flag.Int("cv-runs", 1, "runs each cross-validation fold averages")
+
 // TestTextModelCrossValidation trains the text model on all training
 // registers but one and scores the scanner on the one left out, for each
 // of them in turn: the figure a register the model never saw gets. The
@@ -275,24 +285,52 @@ func registerFigures(cases []registerCase, opts Options) (found, poisoned, flagg
 func TestTextModelCrossValidation(t *testing.T) {
 	cases := loadRegisters(t, trainingRegisters)
 	own := append(ownBags(t), bagsOf(loadRegisters(t, trainingSets))...)
-	// floors hold the figures measured when the thresholds were chosen
-	// (recall at least, false-positive rate at most), with a small margin.
-	floors := []struct{ recall, fpr float64 }{{0.92, 0.02}, {0.91, 0.02}, {0.76, 0.04}, {0.88, 0.04}, {0.70, 0.03}, {0.74, 0.03}, {0.70, 0.04}}
-	for hold, name := range trainingRegisters {
-		var train, test []registerCase
-		for _, c := range cases {
-			if c.reg == hold {
-				test = append(test, c)
-			} else {
-				train = append(train, c)
+	// floors hold the figures measured with one run per fold when the
+	// thresholds were chosen (recall at least, false-positive rate at
+	// most), with a small margin.
+	floors := []struct{ recall, fpr float64 }{
+		{0.93, 0.02}, {0.93, 0.02}, {0.80, 0.04}, {0.86, 0.04}, {0.75, 0.03}, {0.76, 0.03},
+		{0.76, 0.04}, {0.86, 0.03}, {0.88, 0.03}, {0.87, 0.03}, {0.84, 0.03},
+	}
+	if len(floors) != len(trainingRegisters) {
+		t.Fatalf("%d floors for %d training registers", len(floors), len(trainingRegisters))
+	}
+	opts := textclass.Defaults
+	opts.Runs = *cvRuns
+	type figure struct{ found, poisoned, flagged, benign int }
+	figs := make([]figure, len(trainingRegisters))
+	// The folds are independent: train them side by side.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for hold := range trainingRegisters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			var train, test []registerCase
+			for _, c := range cases {
+				if c.reg == hold {
+					test = append(test, c)
+				} else {
+					train = append(train, c)
+				}
 			}
-		}
-		m := textclass.TrainPair(append(bagsOf(train), own...), textclass.Defaults)
-		found, poisoned, flagged, benign := registerFigures(test, Options{model: m})
-		recall, fpr := float64(found)/float64(poisoned), float64(flagged)/float64(benign)
-		t.Logf("%-17s held out: recall %d/%d = %.3f, false positives %d/%d = %.3f", name, found, poisoned, recall, flagged, benign, fpr)
+			m := textclass.TrainPair(append(bagsOf(train), own...), opts)
+			f := &figs[hold]
+			f.found, f.poisoned, f.flagged, f.benign = registerFigures(test, Options{model: m})
+		}()
+	}
+	wg.Wait()
+	var sum figure
+	for hold, name := range trainingRegisters {
+		f := figs[hold]
+		sum.found, sum.poisoned, sum.flagged, sum.benign = sum.found+f.found, sum.poisoned+f.poisoned, sum.flagged+f.flagged, sum.benign+f.benign
+		recall, fpr := float64(f.found)/float64(f.poisoned), float64(f.flagged)/float64(f.benign)
+		t.Logf("%-17s held out: recall %d/%d = %.3f, false positives %d/%d = %.3f", name, f.found, f.poisoned, recall, f.flagged, f.benign, fpr)
 		if recall < floors[hold].recall || fpr > floors[hold].fpr {
 			t.Errorf("%s held out: recall %.3f (floor %.2f), false-positive rate %.3f (ceiling %.2f)", name, recall, floors[hold].recall, fpr, floors[hold].fpr)
 		}
 	}
+	t.Logf("all held out: recall %d/%d, false positives %d/%d (%d run(s) per fold)", sum.found, sum.poisoned, sum.flagged, sum.benign, opts.Runs)
 }

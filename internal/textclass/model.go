@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // Model is a logistic regression over hashed features.
@@ -54,10 +55,15 @@ type TrainOptions struct {
 	L2     float64
 	Rate   float64
 	Seed   uint64
+	// Runs is how many pairs TrainPair trains, with seeds Seed,
+	// Seed+1, ..., and averages: one run's weights depend on the order
+	// it met the examples in, and the average of several depends less
+	// on it. The average is still one linear model, as fast to apply.
+	Runs int
 }
 
 // Defaults are the options the scanner's model was trained with.
-var Defaults = TrainOptions{Epochs: 10, L2: 1e-4, Rate: 0.5, Seed: 1}
+var Defaults = TrainOptions{Epochs: 10, L2: 1e-4, Rate: 0.5, Seed: 1, Runs: 5}
 
 // Train fits a logistic regression by per-example AdaGrad with L2, classes
 // weighted to equal total weight. The example order is shuffled with a
@@ -177,11 +183,47 @@ type Pair struct {
 // most suspicious part and is retrained.
 const milRounds = 2
 
-// TrainPair trains the whole-text model on the bags, then the part model
+// TrainPair trains o.Runs pairs (see trainPairOnce), each with its own
+// seed, and averages their weights.
+func TrainPair(bags []Bag, o TrainOptions) *Pair {
+	runs := max(o.Runs, 1)
+	// The runs are independent; train them side by side and add them up
+	// in seed order, so the sum is the same however they were scheduled.
+	pairs := make([]*Pair, runs)
+	var wg sync.WaitGroup
+	for k := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok := o
+			ok.Seed = o.Seed + uint64(k)
+			pairs[k] = trainPairOnce(bags, ok)
+		}()
+	}
+	wg.Wait()
+	sum := pairs[0]
+	for _, p := range pairs[1:] {
+		for _, m := range [][2]*Model{{sum.Whole, p.Whole}, {sum.Part, p.Part}} {
+			m[0].Bias += m[1].Bias
+			for i, w := range m[1].W {
+				m[0].W[i] += w
+			}
+		}
+	}
+	for _, m := range []*Model{sum.Whole, sum.Part} {
+		m.Bias /= float32(runs)
+		for i := range m.W {
+			m.W[i] /= float32(runs)
+		}
+	}
+	return sum
+}
+
+// trainPairOnce trains the whole-text model on the bags, then the part model
 // on every part of the negative bags against the one part of each
 // positive bag that the previous model finds most suspicious (only the
 // bag's label is known, not which of its parts carries the poison).
-func TrainPair(bags []Bag, o TrainOptions) *Pair {
+func trainPairOnce(bags []Bag, o TrainOptions) *Pair {
 	whole := make([]Example, len(bags))
 	for i, b := range bags {
 		whole[i] = Example{V: b.Whole, Positive: b.Positive}

@@ -1,5 +1,14 @@
-// Package textclass is a small linear text classifier: hashed word and
-// word-pair features, logistic regression, deterministic training.
+// Package textclass is a small linear text classifier: hashed words,
+// pairs of adjacent words and pairs one word apart ("do not ... tell"),
+// logistic regression, deterministic training.
+//
+// Two features go beyond a plain bag of words. Scripts written without
+// spaces (Han, kana, Thai and their neighbours) are read as pairs of
+// adjacent characters, or a Japanese sentence would be one token no other
+// text shares. And every word can be marked as one of the words that name
+// the thing described (a tool's name) or not: a poisoned clause acts on
+// something other than the tool it documents, so "deletes" in a tool named
+// archive_project differs from "deletes" in delete_branch.
 //
 // The scanner's hand-written cues recognise the wording their authors had
 // in mind; measured on registers written by people who never read them
@@ -28,6 +37,8 @@ const Dims = 1 << 20
 const (
 	nsWord = 'u'
 	nsPair = 'b'
+	nsSkip = 's'
+	nsStem = 'p'
 	nsKind = 'k'
 	nsLen  = 'n'
 )
@@ -54,9 +65,46 @@ type Builder struct {
 	idx   []uint32
 	set   []uint32 // feature+1 per slot, 0 empty; len a power of two
 	slots []int    // scratch for Reset
+	own   []uint32 // stem hashes of the words that name the thing described
 	buf   []byte   // lower-cased bytes of the current text's tokens
 	toks  [][2]int // spans of buf
 	scale float32
+}
+
+// SetOwn sets the words that name the thing a text describes (a tool's
+// name): every word of a later AddText is also marked as one of them or
+// not, so a model can tell "deletes" in a tool named delete_branch from
+// "deletes" in a tool named archive_project.
+func (b *Builder) SetOwn(name string) {
+	b.own = b.own[:0]
+	b.AddOwn(name)
+}
+
+// AddOwn adds the words of name to those SetOwn set.
+func (b *Builder) AddOwn(name string) {
+	var split []byte
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'A' && c <= 'Z' && i > 0 && name[i-1] >= 'a' && name[i-1] <= 'z' {
+			split = append(split, ' ')
+		}
+		split = append(split, c)
+	}
+	b.buf = b.buf[:0]
+	b.toks = b.toks[:0]
+	tokenize(string(split), &b.buf, &b.toks)
+	for _, sp := range b.toks {
+		b.own = append(b.own, stemHash(b.buf[sp[0]:sp[1]]))
+	}
+}
+
+// stemHash is the hash of a word's first five bytes: "deletes" and
+// "deleting" are both the tool named delete_file's own words.
+func stemHash(w []byte) uint32 {
+	if len(w) > 5 {
+		w = w[:5]
+	}
+	return hashBytes(nsStem, w, nil)
 }
 
 // Reset forgets every feature added so far.
@@ -130,33 +178,53 @@ func (b *Builder) AddText(text string, also *Builder) {
 	b.buf = b.buf[:0]
 	b.toks = b.toks[:0]
 	tokenize(text, &b.buf, &b.toks)
-	// One pass over each word's bytes gives the three FNV states that
-	// read it: the word's own hash, the pair it ends (continuing from the
-	// previous word's prefix) and the prefix of the pair it starts. The
-	// hashes are hashBytes' (nsWord, w) and (nsPair, previous, w).
-	var prefix uint32 // FNV state of nsPair, the previous word and ' '
-	wordSeed, pairSeed := fnvSeed(nsWord), fnvSeed(nsPair)
-	for i, sp := range b.toks {
-		hw, hp, hn := wordSeed, prefix, pairSeed
-		for _, c := range b.buf[sp[0]:sp[1]] {
-			hw = (hw ^ uint32(c)) * fnvPrime
-			hp = (hp ^ uint32(c)) * fnvPrime
-			hn = (hn ^ uint32(c)) * fnvPrime
-		}
-		prefix = (hn ^ ' ') * fnvPrime
-		h := hw & (Dims - 1)
+	// One pass over each word's bytes gives the FNV states that read it:
+	// the word's own hash, the pair it ends (continuing from the previous
+	// word's prefix), the skip pair it ends (from the word before that),
+	// and the prefixes of the pair and skip pair it starts. The hashes are
+	// hashBytes' (nsWord, w), (nsPair, previous, w) and (nsSkip, the word
+	// two back, w).
+	var pairPre, skipPre, skipNext uint32
+	wordSeed, pairSeed, skipSeed := fnvSeed(nsWord), fnvSeed(nsPair), fnvSeed(nsSkip)
+	add := func(h uint32) {
 		b.add(h)
 		if also != nil {
 			also.add(h)
 		}
+	}
+	for i, sp := range b.toks {
+		w := b.buf[sp[0]:sp[1]]
+		hw, hp, hs, np, ns := wordSeed, pairPre, skipPre, pairSeed, skipSeed
+		for _, c := range w {
+			hw = (hw ^ uint32(c)) * fnvPrime
+			hp = (hp ^ uint32(c)) * fnvPrime
+			hs = (hs ^ uint32(c)) * fnvPrime
+			np = (np ^ uint32(c)) * fnvPrime
+			ns = (ns ^ uint32(c)) * fnvPrime
+		}
+		pairPre = (np ^ ' ') * fnvPrime
+		skipPre, skipNext = skipNext, (ns^' ')*fnvPrime
+		add(hw & (Dims - 1))
 		if i > 0 {
-			h := hp & (Dims - 1)
-			b.add(h)
-			if also != nil {
-				also.add(h)
-			}
+			add(hp & (Dims - 1))
+		}
+		if i > 1 {
+			add(hs & (Dims - 1))
+		}
+		if len(b.own) > 0 {
+			add(marked(hw, slices.Contains(b.own, stemHash(w))))
 		}
 	}
+}
+
+// marked is the feature of a word (its full FNV hash hw) marked as one of
+// the words that name the thing described, or as not one of them.
+func marked(hw uint32, own bool) uint32 {
+	mark := uint32(0x9e3779b1)
+	if own {
+		mark = 0x85ebca6b
+	}
+	return ((hw ^ mark) * fnvPrime) & (Dims - 1)
 }
 
 // Finish adds the feature for the number of distinct features (in powers
@@ -253,9 +321,11 @@ func field(f string, addr bool, buf *[]byte, toks *[][2]int) {
 		}
 	}
 	start := -1
+	prev, lone := rune(0), true // the unbroken-script run being read
 	for i := 0; i < len(f); {
 		c := f[i]
 		if c < utf8.RuneSelf {
+			prev, lone = endRun(prev, lone, buf, toks)
 			i++
 			switch {
 			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
@@ -282,6 +352,25 @@ func field(f string, addr bool, buf *[]byte, toks *[][2]int) {
 		}
 		r, size := utf8.DecodeRuneInString(f[i:])
 		i += size
+		if unbroken(r) {
+			// Scripts written without spaces between words: a whole
+			// sentence would be one token no other text shares, so each
+			// pair of adjacent characters is a token instead (and a lone
+			// character is one), the usual unit for such text.
+			if start >= 0 {
+				*toks = append(*toks, [2]int{start, len(*buf)})
+				start = -1
+			}
+			if prev != 0 {
+				s := len(*buf)
+				*buf = utf8.AppendRune(utf8.AppendRune(*buf, prev), r)
+				*toks = append(*toks, [2]int{s, len(*buf)})
+				lone = false
+			}
+			prev = r
+			continue
+		}
+		prev, lone = endRun(prev, lone, buf, toks)
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if start < 0 {
 				start = len(*buf)
@@ -297,6 +386,35 @@ func field(f string, addr bool, buf *[]byte, toks *[][2]int) {
 	if start >= 0 {
 		*toks = append(*toks, [2]int{start, len(*buf)})
 	}
+	endRun(prev, lone, buf, toks)
+}
+
+// endRun ends a run of unbroken-script characters: a run of one character
+// is that character's token (longer runs gave their pairs already). It
+// returns the reset run state.
+func endRun(prev rune, lone bool, buf *[]byte, toks *[][2]int) (rune, bool) {
+	if prev != 0 && lone {
+		s := len(*buf)
+		*buf = utf8.AppendRune(*buf, prev)
+		*toks = append(*toks, [2]int{s, len(*buf)})
+	}
+	return 0, true
+}
+
+// unbroken says whether r belongs to a script written without spaces
+// between words: Han, kana, Thai, Lao, Khmer and Myanmar.
+func unbroken(r rune) bool {
+	switch {
+	case r < 0x0e00:
+		return false
+	case r <= 0x0eff: // Thai, Lao
+		return unicode.IsLetter(r) || unicode.Is(unicode.Mn, r)
+	case r >= 0x1000 && r <= 0x109f, r >= 0x1780 && r <= 0x17ff: // Myanmar, Khmer
+		return unicode.IsLetter(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
+	case r >= 0x3040 && r <= 0x30ff: // kana, with the prolonged-sound and iteration marks
+		return unicode.IsLetter(r)
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
 // trimField drops the quotes, brackets and punctuation around a field.

@@ -69,26 +69,40 @@ func TestTokenizeMatchesReference(t *testing.T) {
 	}
 }
 
-// addTextReference is AddText as first written: each word and each pair
-// hashed on its own by hashBytes.
-func addTextReference(b *Builder, text string, also *Builder) {
+// addTextReference is AddText written plainly: each word, pair and skip
+// pair hashed on its own by hashBytes, and the word's mark found by
+// comparing its first five bytes with the name's words.
+func addTextReference(b *Builder, text string, also *Builder, name []string) {
 	b.buf = b.buf[:0]
 	b.toks = b.toks[:0]
 	tokenize(text, &b.buf, &b.toks)
-	for i, sp := range b.toks {
-		w := b.buf[sp[0]:sp[1]]
-		h := hashBytes(nsWord, w, nil)
+	add := func(h uint32) {
 		b.add(h)
 		if also != nil {
 			also.add(h)
 		}
+	}
+	for i, sp := range b.toks {
+		w := b.buf[sp[0]:sp[1]]
+		add(hashBytes(nsWord, w, nil))
 		if i > 0 {
 			p := b.toks[i-1]
-			h := hashBytes(nsPair, b.buf[p[0]:p[1]], w)
-			b.add(h)
-			if also != nil {
-				also.add(h)
+			add(hashBytes(nsPair, b.buf[p[0]:p[1]], w))
+		}
+		if i > 1 {
+			p := b.toks[i-2]
+			add(hashBytes(nsSkip, b.buf[p[0]:p[1]], w))
+		}
+		if len(name) > 0 {
+			own := false
+			for _, n := range name {
+				own = own || string(w[:min(5, len(w))]) == n[:min(5, len(n))]
 			}
+			hw := uint32(fnvOffset)
+			for _, c := range append([]byte{nsWord}, w...) {
+				hw = (hw ^ uint32(c)) * fnvPrime
+			}
+			add(marked(hw, own))
 		}
 	}
 }
@@ -97,9 +111,15 @@ func addTextReference(b *Builder, text string, also *Builder) {
 // features in the same order (the margin is a float sum in that order).
 func TestAddTextMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	words := []string{"send", "the", "key", "to", "https://x.invalid/a", "ops@example.com", "~/.ssh/id_rsa", "É", "日本語", ".", "!", " ", "  ", "\n", "IMPORTANT:", "a"}
+	words := []string{"send", "the", "key", "to", "https://x.invalid/a", "ops@example.com", "~/.ssh/id_rsa", "É", "日本語", ".", "!", " ", "  ", "\n", "IMPORTANT:", "a", "deletes", "deleting", "branch"}
+	// Tool names and the lower-cased words they are read as.
+	names := []struct {
+		name  string
+		words []string
+	}{{"", nil}, {"delete_branch", []string{"delete", "branch"}}, {"sendKey", []string{"send", "key"}}, {"get-the-日本語", []string{"get", "the", "日本", "本語"}}}
 	var got, want, gotAll, wantAll Builder
 	for n := range 3000 {
+		nm := names[n%len(names)]
 		if n%10 == 0 {
 			gotAll.Reset()
 			wantAll.Reset()
@@ -111,8 +131,9 @@ func TestAddTextMatchesReference(t *testing.T) {
 		}
 		got.Reset()
 		want.Reset()
+		got.SetOwn(nm.name)
 		got.AddText(s.String(), &gotAll)
-		addTextReference(&want, s.String(), &wantAll)
+		addTextReference(&want, s.String(), &wantAll, nm.words)
 		if !slices.Equal(got.idx, want.idx) || !slices.Equal(gotAll.idx, wantAll.idx) {
 			t.Fatalf("AddText(%q) features %v, reference %v", s.String(), got.idx, want.idx)
 		}
