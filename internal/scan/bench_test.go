@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -142,5 +143,38 @@ func BenchmarkLexFeatures(b *testing.B) {
 		for _, t := range texts {
 			lexFeatures(t)
 		}
+	}
+}
+
+// BenchmarkScanRegisters scans every catalog of the blind registers, one
+// catalog at a time as a user scans a configuration: text written by many
+// authors, so unlike BenchmarkScan10k's generated catalog (built from a
+// dozen sentences) hardly a sentence repeats. MB/cpu-s is catalog JSON
+// bytes per CPU second.
+func BenchmarkScanRegisters(b *testing.B) {
+	names, err := filepath.Glob(filepath.Join("..", "..", "testdata", "blind-register*"))
+	if err != nil || len(names) == 0 {
+		b.Fatalf("no registers: %v", err)
+	}
+	for i := range names {
+		names[i] = filepath.Base(names[i])
+	}
+	cases := loadRegisters(b, names)
+	size := 0
+	for _, c := range cases {
+		size += len(c.Catalog)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		for _, c := range cases {
+			Scan(c.cat, Options{})
+		}
+	}
+	if cpu := processCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
+		b.ReportMetric(float64(len(cases)), "catalogs")
 	}
 }

@@ -43,7 +43,7 @@ type registerCase struct {
 	cat      *catalog.Catalog
 }
 
-func loadRegisters(t *testing.T, names []string) []registerCase {
+func loadRegisters(t testing.TB, names []string) []registerCase {
 	t.Helper()
 	var out []registerCase
 	for ri, name := range names {
