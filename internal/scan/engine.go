@@ -68,6 +68,9 @@ type scanner struct {
 	scores    map[scoreKey]float64
 	model     *textclass.Pair
 	rulesOnly bool
+	// sentences remembers the text model's reading of each sentence
+	// (textScoreMemo); it holds only the model's answers for sc.model.
+	sentences map[sentenceKey]sentenceScore
 }
 
 // judgeText runs the text model on units: its finding, if any, and the
@@ -79,7 +82,10 @@ func (sc *scanner) judgeText(server, tool, key string, units []unit) []Finding {
 	if sc.model == nil {
 		sc.model = textModel()
 	}
-	f, s, ok := learnedFinding(sc.model, server, tool, units)
+	if sc.sentences == nil {
+		sc.sentences = map[sentenceKey]sentenceScore{}
+	}
+	f, s, ok := learnedFindingMemo(sc.model, server, tool, units, sc.sentences)
 	k := scoreKey{server, key}
 	if old, seen := sc.scores[k]; !seen || s > old {
 		sc.scores[k] = s

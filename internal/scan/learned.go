@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -65,7 +66,8 @@ func textModel() *textclass.Pair {
 // so judges are pooled.
 type textJudge struct {
 	whole, part textclass.Builder
-	spans       [][2]int // the sentences of the string being read
+	words       textclass.Builder // one sentence's words alone (textScore)
+	spans       [][2]int          // the sentences of the string being read
 }
 
 var judges = sync.Pool{New: func() any { return new(textJudge) }}
@@ -115,14 +117,65 @@ func modelText(s string) string {
 // does: the mean of the whole text's probability and its most suspicious
 // sentence's; also that sentence, its unit and its own probability.
 func textScore(m *textclass.Pair, units []unit) (float64, unit, string, float64) {
+	return textScoreMemo(m, units, nil)
+}
+
+// sentenceKey is a sentence the text model read and the kind of string it
+// sits in.
+type sentenceKey struct{ kind, text string }
+
+// sentenceScore is what the text model makes of one sentence: its margin
+// under the sentence model and its word features, which the whole text
+// gathers.
+type sentenceScore struct {
+	margin float64
+	words  []uint32
+}
+
+// maxSentenceMemo bounds the sentences one scan remembers: past it,
+// sentences are judged afresh (the answers are the same, only slower).
+const maxSentenceMemo = 1 << 16
+
+// textScoreMemo is textScore remembering each sentence's score in memo
+// (when not nil). Catalogs repeat their sentences (a parameter described
+// alike in every tool, boilerplate in every description); a sentence's
+// margin and words depend only on its text, its kind and the model, so a
+// repeated one is not tokenized and hashed again. The whole text's
+// features are added in the order eachSentence adds them, so its margin
+// is the same float.
+func textScoreMemo(m *textclass.Pair, units []unit, memo map[sentenceKey]sentenceScore) (float64, unit, string, float64) {
 	j := judges.Get().(*textJudge)
 	defer judges.Put(j)
 	best, bu, bs, be := math.Inf(-1), -1, 0, 0
-	j.eachSentence(units, func(u, start, end int) {
-		if s := m.Part.MarginOf(&j.part); s > best {
-			best, bu, bs, be = s, u, start, end
+	j.whole.Reset()
+	for i, u := range units {
+		text := modelText(u.text)
+		j.spans = appendSentenceSpans(j.spans[:0], text)
+		for _, sp := range j.spans {
+			key := sentenceKey{u.part, text[sp[0]:sp[1]]}
+			e, ok := memo[key]
+			if !ok {
+				j.words.Reset()
+				j.words.AddText(key.text, nil)
+				j.part.Reset()
+				j.part.AddKind(u.part)
+				j.part.AddFeatures(j.words.Features())
+				j.part.Finish()
+				e.margin = m.Part.MarginOf(&j.part)
+				if memo != nil && len(memo) < maxSentenceMemo {
+					e.words = slices.Clone(j.words.Features())
+					memo[key] = e
+				} else {
+					e.words = j.words.Features()
+				}
+			}
+			j.whole.AddFeatures(e.words)
+			if e.margin > best {
+				best, bu, bs, be = e.margin, i, sp[0], sp[1]
+			}
 		}
-	})
+	}
+	j.whole.Finish()
 	w := textclass.Sigmoid(m.Whole.MarginOf(&j.whole))
 	if bu < 0 {
 		return w / 2, unit{}, "", 0
@@ -155,7 +208,12 @@ func init() { Rules = append(Rules, learnedRule) }
 // learnedFinding is the text model's finding on units, if their score
 // reaches learnedFlag or one sentence alone reaches learnedSentence.
 func learnedFinding(m *textclass.Pair, server, tool string, units []unit) (Finding, float64, bool) {
-	s, u, sentence, p := textScore(m, units)
+	return learnedFindingMemo(m, server, tool, units, nil)
+}
+
+// learnedFindingMemo is learnedFinding with textScoreMemo's memo.
+func learnedFindingMemo(m *textclass.Pair, server, tool string, units []unit, memo map[sentenceKey]sentenceScore) (Finding, float64, bool) {
+	s, u, sentence, p := textScoreMemo(m, units, memo)
 	if (s < learnedFlag && p < learnedSentence) || sentence == "" {
 		return Finding{}, s, false
 	}

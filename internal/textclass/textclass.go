@@ -159,6 +159,22 @@ func (b *Builder) AddText(text string, also *Builder) {
 	}
 }
 
+// Features are the distinct features added so far, in the order each was
+// first added. The slice is the builder's own: it is valid until the
+// builder next changes.
+func (b *Builder) Features() []uint32 { return b.idx }
+
+// AddFeatures adds the features hs in order. Adding a feature already
+// present changes nothing, so a builder given the Features of another
+// builder after AddText(text, nil) ends as AddText(text, ...) would have
+// left it (and so does the also builder of that call): callers that read
+// the same text often keep its features instead of tokenizing it again.
+func (b *Builder) AddFeatures(hs []uint32) {
+	for _, h := range hs {
+		b.add(h)
+	}
+}
+
 // Finish adds the feature for the number of distinct features (in powers
 // of two) and fixes the features' common value; call it once, after the
 // last Add.
