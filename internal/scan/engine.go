@@ -24,6 +24,9 @@ type Options struct {
 	// rulesOnly leaves the text model out: the tests of the hand-written
 	// rules pin what the rules alone do.
 	rulesOnly bool
+	// noMemo computes every answer afresh, remembering no text (memo.go,
+	// textScoreMemo): the tests compare the two.
+	noMemo bool
 }
 
 // scanner holds what the rules need beyond one string: the names of every
@@ -51,7 +54,6 @@ type scanner struct {
 	gateMemo gateMemo
 	lexMemo  lexMemo
 	mtBuf    []byte
-	unitMT   []byte // the match text of the string mayMatch reads
 	units    []unit // the units of the tool being scanned
 	scratch  sentenceScratch
 	// analyzeBuf holds analyze's per-sentence slices between calls.
@@ -68,6 +70,8 @@ type scanner struct {
 	scores    map[scoreKey]float64
 	model     *textclass.Pair
 	rulesOnly bool
+	// facts remembers what the prefilter finds in each text (memo.go).
+	facts factMemo
 	// sentences remembers the text model's reading of each sentence
 	// (textScoreMemo); it holds only the model's answers for sc.model.
 	sentences map[sentenceKey]sentenceScore
@@ -82,7 +86,7 @@ func (sc *scanner) judgeText(server, tool, key string, units []unit) []Finding {
 	if sc.model == nil {
 		sc.model = textModel()
 	}
-	if sc.sentences == nil {
+	if sc.sentences == nil && !sc.facts.off {
 		sc.sentences = map[sentenceKey]sentenceScore{}
 	}
 	f, s, ok := learnedFindingMemo(sc.model, server, tool, units, sc.sentences)
@@ -114,6 +118,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 		byServer[s.Name] = append(byServer[s.Name], s.ToolNames()...)
 	}
 	sc := &scanner{names: newNameIndex(byServer), ungated: opts.ungated, scores: map[scoreKey]float64{}, model: opts.model, rulesOnly: opts.rulesOnly}
+	sc.facts.off = opts.noMemo
 	rep := Report{Servers: make([]ServerReport, 0, len(c.Servers))}
 	for _, s := range c.Servers {
 		var fs []Finding
@@ -187,6 +192,7 @@ func ScanTool(server string, t catalog.Tool) []Finding {
 
 func scanTool(server string, t catalog.Tool, opts Options) []Finding {
 	sc := &scanner{names: newNameIndex(map[string][]string{server: {t.Name}}), scores: map[scoreKey]float64{}, model: opts.model, rulesOnly: opts.rulesOnly}
+	sc.facts.off = opts.noMemo
 	fs := dedupe(sc.scanTool(server, t))
 	agree(fs)
 	holdFindings(fs, sc.scores)
@@ -310,15 +316,14 @@ func escapeSeg(s string) string {
 // computed ones (upper). Sentence features are subsets of these, so when
 // no rule could fire on the union, no rule fires on any sentence and the
 // per-sentence analysis is skipped. Most honest documentation stops here.
-func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
+func (sc *scanner) mayMatch(text string, tf *textFacts, part, server, tool string) bool {
 	// The match text is built once, for the lexicon and the other
-	// languages' vocabulary both.
-	sc.unitMT = appendMatch(sc.unitMT[:0], text)
-	lex := lexFeatures(sc.unitMT)
-	sc.unitLex, sc.unitText = lex, text
+	// languages' vocabulary both (tf).
+	lower := tf.lowerOf(text)
+	sc.unitLex, sc.unitText = tf.lex, text
 	h, gates := sc.gatesOf(lower)
 	sc.unitHints = h
-	f := sc.upperCheap(text, lower, sc.unitMT, server, tool, lex, h, h)
+	f := sc.upperCheap(text, lower, tf, server, tool, h, h)
 	if !mayFire(f|costlyBits, part) {
 		return false
 	}
@@ -326,7 +331,7 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	// as soon as no rule could fire even with every feature the remaining
 	// checks can add. (upperCostly is the same bound in one piece.)
 	f |= sc.toolRefUpper(text, lower, tool, f, h, gates)
-	if hasLiteralCode(text) {
+	if tf.literalCode(text) {
 		f |= fLiteral
 	}
 	if destructiveToolRef(text, tool) {
@@ -335,7 +340,7 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	if !mayFire(f|fImper|fOtherTool|fForeignTool, part) {
 		return false
 	}
-	if imperativeClause(text) {
+	if tf.imperative(text) {
 		f |= fImper
 	}
 	if !mayFire(f|fOtherTool|fForeignTool, part) {
@@ -403,8 +408,9 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		// Identifiers read as words: send_api_key -> "send api key".
 		text = identWords.Replace(text)
 	}
-	lowerText := strings.ToLower(text)
-	may := sc.mayMatch(text, lowerText, part, server, tool) || sc.ungated
+	tf := sc.textFactsOf(text)
+	lowerText := tf.lowerOf(text)
+	may := sc.mayMatch(text, tf, part, server, tool) || sc.ungated
 	kg := sc.kindGatesOf(lowerText) | sc.kindHints() // the kind checks (cues_kinds.go) gate themselves
 	if !may && kg == 0 {
 		return nil
