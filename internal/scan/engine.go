@@ -74,7 +74,7 @@ type scanner struct {
 	facts factMemo
 	// sentences remembers the text model's reading of each sentence
 	// (textScoreMemo); it holds only the model's answers for sc.model.
-	sentences map[sentenceKey]sentenceScore
+	sentences sentenceMemo
 }
 
 // judgeText runs the text model on units: its finding, if any, and the
@@ -86,10 +86,11 @@ func (sc *scanner) judgeText(server, tool, key string, units []unit) []Finding {
 	if sc.model == nil {
 		sc.model = textModel()
 	}
-	if sc.sentences == nil && !sc.facts.off {
-		sc.sentences = map[sentenceKey]sentenceScore{}
+	memo := &sc.sentences
+	if sc.facts.off {
+		memo = nil
 	}
-	f, s, ok := learnedFindingMemo(sc.model, server, tool, units, sc.sentences)
+	f, s, ok := learnedFindingMemo(sc.model, server, tool, units, memo)
 	k := scoreKey{server, key}
 	if old, seen := sc.scores[k]; !seen || s > old {
 		sc.scores[k] = s
@@ -118,7 +119,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 		byServer[s.Name] = append(byServer[s.Name], s.ToolNames()...)
 	}
 	sc := &scanner{names: newNameIndex(byServer), ungated: opts.ungated, scores: map[scoreKey]float64{}, model: opts.model, rulesOnly: opts.rulesOnly}
-	sc.facts.off = opts.noMemo
+	sc.facts.off = opts.noMemo || countItems(c) < memoMinItems
 	rep := Report{Servers: make([]ServerReport, 0, len(c.Servers))}
 	for _, s := range c.Servers {
 		var fs []Finding
@@ -192,7 +193,7 @@ func ScanTool(server string, t catalog.Tool) []Finding {
 
 func scanTool(server string, t catalog.Tool, opts Options) []Finding {
 	sc := &scanner{names: newNameIndex(map[string][]string{server: {t.Name}}), scores: map[scoreKey]float64{}, model: opts.model, rulesOnly: opts.rulesOnly}
-	sc.facts.off = opts.noMemo
+	sc.facts.off = opts.noMemo || memoMinItems > 1
 	fs := dedupe(sc.scanTool(server, t))
 	agree(fs)
 	holdFindings(fs, sc.scores)
@@ -408,6 +409,7 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		// Identifiers read as words: send_api_key -> "send api key".
 		text = identWords.Replace(text)
 	}
+	sc.resetScratch()
 	tf := sc.textFactsOf(text)
 	lowerText := tf.lowerOf(text)
 	may := sc.mayMatch(text, tf, part, server, tool) || sc.ungated

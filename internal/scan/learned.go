@@ -136,6 +136,27 @@ type sentenceScore struct {
 // sentences are judged afresh (the answers are the same, only slower).
 const maxSentenceMemo = 1 << 16
 
+// sentenceMemo is one scan's memory of sentences; the words of its
+// entries are carved out of blocks, so remembering costs few allocations.
+type sentenceMemo struct {
+	scores map[sentenceKey]sentenceScore
+	words  []uint32
+}
+
+// keep stores a copy of words in the memo's current block.
+func (sm *sentenceMemo) keep(words []uint32) []uint32 {
+	const maxBlock = 4096
+	if len(words) > maxBlock/4 {
+		return slices.Clone(words)
+	}
+	if cap(sm.words)-len(sm.words) < len(words) {
+		sm.words = make([]uint32, 0, max(grown(cap(sm.words), 128, maxBlock), 2*len(words)))
+	}
+	start := len(sm.words)
+	sm.words = append(sm.words, words...)
+	return sm.words[start:len(sm.words):len(sm.words)]
+}
+
 // textScoreMemo is textScore remembering each sentence's score in memo
 // (when not nil). Catalogs repeat their sentences (a parameter described
 // alike in every tool, boilerplate in every description); a sentence's
@@ -143,7 +164,7 @@ const maxSentenceMemo = 1 << 16
 // repeated one is not tokenized and hashed again. The whole text's
 // features are added in the order eachSentence adds them, so its margin
 // is the same float.
-func textScoreMemo(m *textclass.Pair, units []unit, memo map[sentenceKey]sentenceScore) (float64, unit, string, float64) {
+func textScoreMemo(m *textclass.Pair, units []unit, memo *sentenceMemo) (float64, unit, string, float64) {
 	j := judges.Get().(*textJudge)
 	defer judges.Put(j)
 	best, bu, bs, be := math.Inf(-1), -1, 0, 0
@@ -153,7 +174,11 @@ func textScoreMemo(m *textclass.Pair, units []unit, memo map[sentenceKey]sentenc
 		j.spans = appendSentenceSpans(j.spans[:0], text)
 		for _, sp := range j.spans {
 			key := sentenceKey{u.part, text[sp[0]:sp[1]]}
-			e, ok := memo[key]
+			var e sentenceScore
+			ok := false
+			if memo != nil {
+				e, ok = memo.scores[key]
+			}
 			if !ok {
 				j.words.Reset()
 				j.words.AddText(key.text, nil)
@@ -162,9 +187,12 @@ func textScoreMemo(m *textclass.Pair, units []unit, memo map[sentenceKey]sentenc
 				j.part.AddFeatures(j.words.Features())
 				j.part.Finish()
 				e.margin = m.Part.MarginOf(&j.part)
-				if memo != nil && len(memo) < maxSentenceMemo {
-					e.words = slices.Clone(j.words.Features())
-					memo[key] = e
+				if memo != nil && len(memo.scores) < maxSentenceMemo {
+					e.words = memo.keep(j.words.Features())
+					if memo.scores == nil {
+						memo.scores = map[sentenceKey]sentenceScore{}
+					}
+					memo.scores[key] = e
 				} else {
 					e.words = j.words.Features()
 				}
@@ -212,7 +240,7 @@ func learnedFinding(m *textclass.Pair, server, tool string, units []unit) (Findi
 }
 
 // learnedFindingMemo is learnedFinding with textScoreMemo's memo.
-func learnedFindingMemo(m *textclass.Pair, server, tool string, units []unit, memo map[sentenceKey]sentenceScore) (Finding, float64, bool) {
+func learnedFindingMemo(m *textclass.Pair, server, tool string, units []unit, memo *sentenceMemo) (Finding, float64, bool) {
 	s, u, sentence, p := textScoreMemo(m, units, memo)
 	if (s < learnedFlag && p < learnedSentence) || sentence == "" {
 		return Finding{}, s, false

@@ -34,21 +34,21 @@ func textScoreReference(m *textclass.Pair, units []unit) (float64, unit, string,
 // registers, the benchmark's catalog, whose sentences repeat).
 func TestTextScoreMemoMatchesReference(t *testing.T) {
 	m := textModel()
-	memo := map[sentenceKey]sentenceScore{}
-	full := map[sentenceKey]sentenceScore{}
+	memo := &sentenceMemo{}
+	full := &sentenceMemo{scores: map[sentenceKey]sentenceScore{}}
 	for k := 0; k < maxSentenceMemo; k++ {
-		full[sentenceKey{"x", string(rune(k + 0x100))}] = sentenceScore{}
+		full.scores[sentenceKey{"x", string(rune(k + 0x100))}] = sentenceScore{}
 	}
 	judged, hits := 0, 0
 	check := func(units []unit) {
 		want, wu, ws, wp := textScoreReference(m, units)
-		for _, mm := range []map[sentenceKey]sentenceScore{nil, memo, memo, full} {
-			before := len(memo)
+		for _, mm := range []*sentenceMemo{nil, memo, memo, full} {
+			before := len(memo.scores)
 			got, gu, gs, gp := textScoreMemo(m, units, mm)
 			if math.Float64bits(got) != math.Float64bits(want) || gu != wu || gs != ws || math.Float64bits(gp) != math.Float64bits(wp) {
 				t.Fatalf("units %v: memo gives %v %v %q %v, reference %v %v %q %v", units, got, gu, gs, gp, want, wu, ws, wp)
 			}
-			if mm != nil && len(memo) == before {
+			if mm != nil && len(memo.scores) == before {
 				hits++
 			}
 		}

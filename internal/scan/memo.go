@@ -1,6 +1,10 @@
 package scan
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpsec/mcpsec/internal/catalog"
+)
 
 // A scan reads the same text many times: a parameter described alike in
 // every tool, boilerplate repeated in every description, a sentence that
@@ -33,6 +37,20 @@ type lowerFacts struct {
 	cueOK       bool // cue holds cueUpper's answer
 }
 
+// memoMinItems is the smallest catalog (tools, prompts and resources)
+// whose scan remembers texts. The memory has a price (maps, blocks, a
+// hash per lookup) that repetition must pay back; in a catalog of a few
+// tools texts seldom repeat, and on the registers' catalogs (one to eight
+// tools) remembering made scans slower. (A variable so that the tests
+// can remember in every scan.)
+var memoMinItems = 16
+
+// countItems is the number of tools, prompts and resources of c.
+func countItems(c *catalog.Catalog) int {
+	n := Count(c)
+	return n.Tools + n.Prompts + n.Resources
+}
+
 // Bounds of one scan's memory of texts: past them, answers are computed
 // afresh (the same answers, only slower).
 const (
@@ -45,7 +63,75 @@ type factMemo struct {
 	texts  map[string]*textFacts
 	lowers map[string]*lowerFacts
 	bytes  int
-	off    bool // remember nothing (Options.noMemo)
+	off    bool // remember nothing (Options.noMemo, small catalogs)
+	// kept holds the remembered entries. scratch holds the facts of
+	// texts not remembered (memory off or full); analyze reuses it from
+	// one call to the next (resetScratch), as it reused its buffers
+	// before there was a memory.
+	kept, scratch factBlocks
+	lowerScratch  lowerFacts
+}
+
+// factBlocks are blocks that entries and match texts are carved out of,
+// so that remembering many texts costs few allocations.
+type factBlocks struct {
+	texts  []textFacts
+	lowers []lowerFacts
+	arena  []byte
+}
+
+// resetScratch lets analyze reuse the scratch blocks: no fact from them
+// outlives the analyze call that asked for it. The last sentence's
+// lexicon memory may point into them, so it is forgotten.
+func (sc *scanner) resetScratch() {
+	b := &sc.facts.scratch
+	b.texts, b.arena = b.texts[:0], b.arena[:0]
+	sc.lexMemo.ok = false
+}
+
+// newText returns a zero textFacts from the current block.
+func (b *factBlocks) newText() *textFacts {
+	if len(b.texts) == cap(b.texts) {
+		b.texts = make([]textFacts, 0, grown(cap(b.texts), 4, 64))
+	}
+	b.texts = b.texts[:len(b.texts)+1]
+	tf := &b.texts[len(b.texts)-1]
+	*tf = textFacts{}
+	return tf
+}
+
+// newLower returns a zero lowerFacts from the current block.
+func (b *factBlocks) newLower() *lowerFacts {
+	if len(b.lowers) == cap(b.lowers) {
+		b.lowers = make([]lowerFacts, 0, grown(cap(b.lowers), 4, 64))
+	}
+	b.lowers = b.lowers[:len(b.lowers)+1]
+	return &b.lowers[len(b.lowers)-1]
+}
+
+// matchText returns appendMatch of text in a block (or, for a long text,
+// memory of its own), its capacity cut to its length so that no append
+// can reach the next text's bytes.
+func (b *factBlocks) matchText(text string) []byte {
+	const maxBlock = 16 << 10
+	need := len(text) + 2
+	if need > maxBlock/4 {
+		mt := appendMatch(make([]byte, 0, need), text)
+		return mt[:len(mt):len(mt)]
+	}
+	if cap(b.arena)-len(b.arena) < need {
+		b.arena = make([]byte, 0, max(grown(cap(b.arena), 512, maxBlock), 2*need))
+	}
+	start, block := len(b.arena), cap(b.arena)
+	b.arena = appendMatch(b.arena, text)
+	if cap(b.arena) != block {
+		// appendMatch outgrew the block (a rune that grew when
+		// matched): the bytes moved to a new array, which is kept.
+		mt := b.arena[start:len(b.arena):len(b.arena)]
+		b.arena = nil
+		return mt
+	}
+	return b.arena[start:len(b.arena):len(b.arena)]
 }
 
 // textFactsOf returns the facts of text, remembered by content. The
@@ -55,11 +141,15 @@ func (sc *scanner) textFactsOf(text string) *textFacts {
 	if tf, ok := fm.texts[text]; ok {
 		return tf
 	}
-	mt := appendMatch(make([]byte, 0, len(text)+2), text)
-	mt = mt[:len(mt):len(mt)]
-	lex := lexFeatures(mt)
-	tf := &textFacts{mt: mt, lex: lex, lang: langUpper(text, mt)}
-	if !fm.off && len(fm.texts) < maxFactTexts && fm.bytes+len(mt) <= maxFactBytes {
+	keep := !fm.off && len(fm.texts) < maxFactTexts && fm.bytes+len(text) <= maxFactBytes
+	b := &fm.scratch
+	if keep {
+		b = &fm.kept
+	}
+	mt := b.matchText(text)
+	tf := b.newText()
+	tf.mt, tf.lex, tf.lang = mt, lexFeatures(mt), langUpper(text, mt)
+	if keep {
 		if fm.texts == nil {
 			fm.texts = map[string]*textFacts{}
 		}
@@ -106,14 +196,16 @@ func (sc *scanner) lowerFactsOf(lower string) *lowerFacts {
 	if lf, ok := fm.lowers[lower]; ok {
 		return lf
 	}
-	lf := &lowerFacts{}
-	if !fm.off && len(fm.lowers) < maxFactTexts && fm.bytes+len(lower) <= maxFactBytes {
-		if fm.lowers == nil {
-			fm.lowers = map[string]*lowerFacts{}
-		}
-		fm.lowers[lower] = lf
-		fm.bytes += len(lower)
+	if fm.off || len(fm.lowers) >= maxFactTexts || fm.bytes+len(lower) > maxFactBytes {
+		fm.lowerScratch = lowerFacts{}
+		return &fm.lowerScratch
 	}
+	lf := fm.kept.newLower()
+	if fm.lowers == nil {
+		fm.lowers = map[string]*lowerFacts{}
+	}
+	fm.lowers[lower] = lf
+	fm.bytes += len(lower)
 	return lf
 }
 
@@ -124,4 +216,11 @@ func (sc *scanner) cueUpperOf(text, lower, server, tool string) feature {
 		lf.cue, lf.cueOK = sc.cueUpper(text, lower, server, tool), true
 	}
 	return lf.cue
+}
+
+// grown is the size of the next block after one of size n: blocks start
+// small, so that a scan of a few texts allocates little, and double up to
+// most.
+func grown(n, least, most int) int {
+	return min(max(2*n, least), most)
 }

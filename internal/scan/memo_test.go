@@ -10,11 +10,14 @@ import (
 
 // TestMemoKeepsEveryFinding: remembering texts by content (memo.go and
 // the text model's sentences) only skips work, so a scan that remembers
-// reports exactly what a scan that computes every answer afresh reports:
+// reports exactly what a scan that computes every answer afresh reports
+// (here every scan remembers, whatever the catalog's size):
 // on every catalog of the prefilter's comparison, and on all of them as
 // one catalog, where texts repeat across servers and the memory is
 // shared by all of them.
 func TestMemoKeepsEveryFinding(t *testing.T) {
+	defer func(n int) { memoMinItems = n }(memoMinItems)
+	memoMinItems = 0 // remember in every scan, however small
 	cats := prefilterCatalogs(t)
 	var all catalog.Catalog
 	findings := 0
