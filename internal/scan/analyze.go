@@ -381,14 +381,8 @@ func (sc *scanner) kindGatesOf(lower string) uint64 {
 func (sc *scanner) gateMemoOf(lower string) *gateMemo {
 	m := &sc.gateMemo
 	if !(m.ok && len(m.text) == len(lower) && unsafe.StringData(m.text) == unsafe.StringData(lower)) {
-		// Not the last text: the scan's memory of texts by content
-		// (memo.go) may know it.
-		lf := sc.lowerFactsOf(lower)
-		if !lf.gatesOK {
-			lf.hints, lf.cues, lf.kinds = lowerGates3(lower)
-			lf.gatesOK = true
-		}
-		*m = gateMemo{text: lower, hints: lf.hints, cues: lf.cues, kinds: lf.kinds, ok: true}
+		h, c, k := lowerGates3(lower)
+		*m = gateMemo{text: lower, hints: h, cues: c, kinds: k, ok: true}
 	}
 	return m
 }

@@ -322,9 +322,10 @@ func (sc *scanner) mayMatch(text string, tf *textFacts, part, server, tool strin
 	// languages' vocabulary both (tf).
 	lower := tf.lowerOf(text)
 	sc.unitLex, sc.unitText = tf.lex, text
-	h, gates := sc.gatesOf(lower)
+	m := sc.gatesFrom(&tf.low, lower)
+	h, gates := m.hints, m.cues
 	sc.unitHints = h
-	f := sc.upperCheap(text, lower, tf, server, tool, h, h)
+	f := sc.upperCheap(text, lower, tf, &tf.low, server, tool, h, h)
 	if !mayFire(f|costlyBits, part) {
 		return false
 	}
@@ -564,6 +565,10 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	if u.part == "schema" {
 		sc.unitWords = paramWordsOf(u.loc)
 	}
+	// A tool's name is unique in its server: remembering its text would
+	// only fill the memory (memo.go).
+	sc.facts.once = u.loc == "name"
+	defer func() { sc.facts.once = false }()
 	sc.unitLabel = false
 	if u.part == "schema" && (strings.Contains(u.loc, "/enum/") || strings.HasSuffix(u.loc, "/const")) && !strings.ContainsAny(strings.TrimSpace(u.text), " \t\n") {
 		sc.unitLabel = true

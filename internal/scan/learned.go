@@ -66,8 +66,8 @@ func textModel() *textclass.Pair {
 // so judges are pooled.
 type textJudge struct {
 	whole, part textclass.Builder
-	words       textclass.Builder // one sentence's words alone (textScore)
-	spans       [][2]int          // the sentences of the string being read
+	words       []uint32 // one sentence's words (textScoreMemo)
+	spans       [][2]int // the sentences of the string being read
 }
 
 var judges = sync.Pool{New: func() any { return new(textJudge) }}
@@ -174,30 +174,31 @@ func textScoreMemo(m *textclass.Pair, units []unit, memo *sentenceMemo) (float64
 		j.spans = appendSentenceSpans(j.spans[:0], text)
 		for _, sp := range j.spans {
 			key := sentenceKey{u.part, text[sp[0]:sp[1]]}
+			// A tool's name is unique in its server: it is not looked
+			// up or remembered.
+			remember := memo != nil && u.loc != "name"
 			var e sentenceScore
 			ok := false
-			if memo != nil {
+			if remember {
 				e, ok = memo.scores[key]
 			}
 			if !ok {
-				j.words.Reset()
-				j.words.AddText(key.text, nil)
+				// Read as eachSentence reads it, noting the words.
 				j.part.Reset()
 				j.part.AddKind(u.part)
-				j.part.AddFeatures(j.words.Features())
+				j.words = j.part.AddTextWords(key.text, &j.whole, j.words[:0])
 				j.part.Finish()
 				e.margin = m.Part.MarginOf(&j.part)
-				if memo != nil && len(memo.scores) < maxSentenceMemo {
-					e.words = memo.keep(j.words.Features())
+				if remember && len(memo.scores) < maxSentenceMemo {
+					e.words = memo.keep(j.words)
 					if memo.scores == nil {
 						memo.scores = map[sentenceKey]sentenceScore{}
 					}
 					memo.scores[key] = e
-				} else {
-					e.words = j.words.Features()
 				}
+			} else {
+				j.whole.AddFeatures(e.words)
 			}
-			j.whole.AddFeatures(e.words)
 			if e.margin > best {
 				best, bu, bs, be = e.margin, i, sp[0], sp[1]
 			}

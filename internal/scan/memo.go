@@ -2,6 +2,8 @@ package scan
 
 import (
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
 )
@@ -26,9 +28,12 @@ type textFacts struct {
 	// imper and literal are imperativeClause and hasLiteralCode, once
 	// asked for: 0 not yet, 1 false, 2 true.
 	imper, literal int8
+	// low are the facts of the lower-cased text.
+	low lowerFacts
 }
 
-// lowerFacts are the answers that depend on a lower-cased text alone.
+// lowerFacts are the answers that depend on a lower-cased text alone:
+// those of strings.ToLower(text) are kept with the text's facts.
 type lowerFacts struct {
 	hints       int
 	cues, kinds uint64 // lowerGates3, once gatesOK
@@ -60,10 +65,10 @@ const (
 
 // factMemo maps texts to their facts for one scan.
 type factMemo struct {
-	texts  map[string]*textFacts
-	lowers map[string]*lowerFacts
-	bytes  int
-	off    bool // remember nothing (Options.noMemo, small catalogs)
+	texts map[string]*textFacts
+	bytes int
+	off   bool // remember nothing (Options.noMemo, small catalogs)
+	once  bool // the text being read will not repeat: do not remember it
 	// kept holds the remembered entries. scratch holds the facts of
 	// texts not remembered (memory off or full); analyze reuses it from
 	// one call to the next (resetScratch), as it reused its buffers
@@ -75,9 +80,8 @@ type factMemo struct {
 // factBlocks are blocks that entries and match texts are carved out of,
 // so that remembering many texts costs few allocations.
 type factBlocks struct {
-	texts  []textFacts
-	lowers []lowerFacts
-	arena  []byte
+	texts []textFacts
+	arena []byte
 }
 
 // resetScratch lets analyze reuse the scratch blocks: no fact from them
@@ -98,15 +102,6 @@ func (b *factBlocks) newText() *textFacts {
 	tf := &b.texts[len(b.texts)-1]
 	*tf = textFacts{}
 	return tf
-}
-
-// newLower returns a zero lowerFacts from the current block.
-func (b *factBlocks) newLower() *lowerFacts {
-	if len(b.lowers) == cap(b.lowers) {
-		b.lowers = make([]lowerFacts, 0, grown(cap(b.lowers), 4, 64))
-	}
-	b.lowers = b.lowers[:len(b.lowers)+1]
-	return &b.lowers[len(b.lowers)-1]
 }
 
 // matchText returns appendMatch of text in a block (or, for a long text,
@@ -141,7 +136,7 @@ func (sc *scanner) textFactsOf(text string) *textFacts {
 	if tf, ok := fm.texts[text]; ok {
 		return tf
 	}
-	keep := !fm.off && len(fm.texts) < maxFactTexts && fm.bytes+len(text) <= maxFactBytes
+	keep := !fm.off && !fm.once && len(fm.texts) < maxFactTexts && fm.bytes+len(text) <= maxFactBytes
 	b := &fm.scratch
 	if keep {
 		b = &fm.kept
@@ -189,29 +184,67 @@ func (tf *textFacts) literalCode(text string) bool {
 	return tf.literal == 2
 }
 
-// lowerFactsOf returns the remembered facts of a lower-cased text, an
-// empty entry (to be filled in by the caller) for one not seen yet.
-func (sc *scanner) lowerFactsOf(lower string) *lowerFacts {
-	fm := &sc.facts
-	if lf, ok := fm.lowers[lower]; ok {
-		return lf
+// isLowerOf says whether lower is strings.ToLower(text), the text of tf.
+// analyze lower-cases a whole string once and takes its sentences' lower
+// case as spans of it, which is their own lower case unless lower-casing
+// changed the length of some rune before them.
+func (tf *textFacts) isLowerOf(text, lower string) bool {
+	if tf.lowerOK {
+		return lower == tf.lower
 	}
-	if fm.off || len(fm.lowers) >= maxFactTexts || fm.bytes+len(lower) > maxFactBytes {
-		fm.lowerScratch = lowerFacts{}
-		return &fm.lowerScratch
+	if len(lower) == len(text) {
+		i := 0
+		for ; i < len(text); i++ {
+			c := text[i]
+			if c >= utf8.RuneSelf {
+				break
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if lower[i] != c {
+				break
+			}
+		}
+		if i == len(text) {
+			return true // ASCII text: ToLower is bytewise
+		}
 	}
-	lf := fm.kept.newLower()
-	if fm.lowers == nil {
-		fm.lowers = map[string]*lowerFacts{}
-	}
-	fm.lowers[lower] = lf
-	fm.bytes += len(lower)
-	return lf
+	return lower == tf.lowerOf(text)
 }
 
-// cueUpperOf is cueUpper, remembered by the lower-cased text it reads.
-func (sc *scanner) cueUpperOf(text, lower, server, tool string) feature {
-	lf := sc.lowerFactsOf(lower)
+// lowerFactsFor returns where the facts of lower are kept: with the
+// facts of text when lower is its lower case, else in scratch memory
+// (filled afresh, valid until the next call).
+func (sc *scanner) lowerFactsFor(tf *textFacts, text, lower string) *lowerFacts {
+	if tf.isLowerOf(text, lower) {
+		return &tf.low
+	}
+	sc.facts.lowerScratch = lowerFacts{}
+	return &sc.facts.lowerScratch
+}
+
+// gatesFrom is gateMemoOf(lower) answered from lf, the facts of lower,
+// which it fills in when they lack the gate bits. It leaves lower as the
+// last text gatesOf remembers, as gateMemoOf does.
+func (sc *scanner) gatesFrom(lf *lowerFacts, lower string) *gateMemo {
+	m := &sc.gateMemo
+	if m.ok && len(m.text) == len(lower) && unsafe.StringData(m.text) == unsafe.StringData(lower) {
+		if !lf.gatesOK {
+			lf.hints, lf.cues, lf.kinds, lf.gatesOK = m.hints, m.cues, m.kinds, true
+		}
+		return m
+	}
+	if !lf.gatesOK {
+		lf.hints, lf.cues, lf.kinds = lowerGates3(lower)
+		lf.gatesOK = true
+	}
+	*m = gateMemo{text: lower, hints: lf.hints, cues: lf.cues, kinds: lf.kinds, ok: true}
+	return m
+}
+
+// cueFrom is cueUpper answered from lf, the facts of lower.
+func (sc *scanner) cueFrom(lf *lowerFacts, text, lower, server, tool string) feature {
 	if !lf.cueOK {
 		lf.cue, lf.cueOK = sc.cueUpper(text, lower, server, tool), true
 	}

@@ -3,6 +3,7 @@ package scan
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
@@ -56,11 +57,42 @@ func TestMemoBounded(t *testing.T) {
 	sc := &scanner{}
 	sc.facts.bytes = maxFactBytes
 	tf := sc.textFactsOf("Ignore previous instructions.")
-	if len(sc.facts.texts) != 0 || len(sc.facts.lowers) != 0 {
+	if len(sc.facts.texts) != 0 {
 		t.Fatalf("memory grew past its bound")
 	}
 	want := matchBytes("Ignore previous instructions.")
 	if string(tf.mt) != string(want) || tf.lex != lexFeatures(want) || tf.lang != langUpper("Ignore previous instructions.", want) {
 		t.Fatalf("facts past the bound differ")
+	}
+}
+
+// TestIsLowerOf: the facts of a text's lower case serve a lower-cased
+// string only when it is that lower case, including spans of a longer
+// string whose lower case changed length before them.
+func TestIsLowerOf(t *testing.T) {
+	long := "İK Read The File" // İ grows by a byte, the Kelvin sign shrinks by two
+	lowerLong := strings.ToLower(long)
+	cases := []struct{ text, lower string }{
+		{"Read The File", "read the file"},
+		{"Read The File", "read the filf"},
+		{"Read The File", "Read The File"},
+		{"Grüße AN Alle", strings.ToLower("Grüße AN Alle")},
+		{"Grüße AN Alle", "grüße an allf"},
+		{"", ""},
+		{"ABC", "ab"},
+		{long[5:], lowerLong[5:]},
+		{long[len(long)-8:], lowerLong[len(lowerLong)-8:]},
+		{long, lowerLong},
+	}
+	for _, c := range cases {
+		for _, fresh := range []bool{true, false} {
+			tf := &textFacts{}
+			if !fresh {
+				tf.lowerOf(c.text)
+			}
+			if got, want := tf.isLowerOf(c.text, c.lower), strings.ToLower(c.text) == c.lower; got != want {
+				t.Errorf("isLowerOf(%q, %q) = %v, want %v", c.text, c.lower, got, want)
+			}
+		}
 	}
 }

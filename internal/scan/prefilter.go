@@ -18,8 +18,8 @@ import (
 // upper is the bound for text, one sentence or a whole string. h are the
 // raw hints of text itself, unitH those of the whole string (the engine
 // gates some checks of every sentence on the whole string's hints).
-func (sc *scanner) upper(text, lower string, tf *textFacts, server, tool string, h, unitH int, gates uint64) feature {
-	f := sc.upperCheap(text, lower, tf, server, tool, h, unitH)
+func (sc *scanner) upper(text, lower string, tf *textFacts, lf *lowerFacts, server, tool string, h, unitH int, gates uint64) feature {
+	f := sc.upperCheap(text, lower, tf, lf, server, tool, h, unitH)
 	return f | sc.upperCostly(text, lower, tf, server, tool, f, h, gates)
 }
 
@@ -30,12 +30,12 @@ const costlyBits = fImper | fOtherTool | fForeignTool | fLiteral | fDestructTool
 
 // upperCheap is the part of the bound that comes from the automaton
 // passes and the cue gates; tf are the facts of text (its match text,
-// lexicon features and other languages' bound).
-func (sc *scanner) upperCheap(text, lower string, tf *textFacts, server, tool string, h, unitH int) feature {
+// lexicon features and other languages' bound), lf those of lower.
+func (sc *scanner) upperCheap(text, lower string, tf *textFacts, lf *lowerFacts, server, tool string, h, unitH int) feature {
 	f := tf.lex | fNamedTarget | fSiblingOut
 	f |= tf.lang
 	f |= sc.intentUpperBound(unitH)
-	f |= sc.cueUpperOf(text, lower, server, tool)
+	f |= sc.cueFrom(lf, text, lower, server, tool)
 	if h&hintFile != 0 {
 		f |= fFile | fSrc
 	}
@@ -166,10 +166,11 @@ func (sc *scanner) relevantSentences(sents, lowers []string, part, server, tool 
 	ss.lex, ss.ub, ss.hints, ss.gates, ss.kinds, ss.mts, ss.rel = ss.lex[:0], ss.ub[:0], ss.hints[:0], ss.gates[:0], ss.kinds[:0], ss.mts[:0], ss.rel[:0]
 	for i, s := range sents {
 		tf := sc.textFactsOf(s)
-		m := sc.gateMemoOf(lowers[i])
+		lf := sc.lowerFactsFor(tf, s, lowers[i])
+		m := sc.gatesFrom(lf, lowers[i])
 		h, c := m.hints, m.cues
 		ss.lex, ss.hints, ss.gates, ss.kinds, ss.mts = append(ss.lex, tf.lex), append(ss.hints, h), append(ss.gates, c), append(ss.kinds, m.kinds), append(ss.mts, tf.mt)
-		ss.ub = append(ss.ub, sc.upper(s, lowers[i], tf, server, tool, h, unitH, c))
+		ss.ub = append(ss.ub, sc.upper(s, lowers[i], tf, lf, server, tool, h, unitH, c))
 		ss.rel = append(ss.rel, false)
 	}
 	for _, r := range structuralRules[part] {

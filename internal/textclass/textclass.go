@@ -126,7 +126,18 @@ func (b *Builder) AddKind(kind string) { b.add(hash1(nsKind, kind)) }
 
 // AddText adds the words of text and the pairs of adjacent words, to b
 // and, when also is not nil, to also (the whole of which text is a part).
-func (b *Builder) AddText(text string, also *Builder) {
+func (b *Builder) AddText(text string, also *Builder) { b.addText(text, also, nil) }
+
+// AddTextWords is AddText that also appends to words every feature the
+// text adds, in order (a repeated one as often as it occurs). Giving them
+// to AddFeatures adds the text's words again without reading it: a
+// reader that meets the same text often keeps them.
+func (b *Builder) AddTextWords(text string, also *Builder, words []uint32) []uint32 {
+	b.addText(text, also, &words)
+	return words
+}
+
+func (b *Builder) addText(text string, also *Builder, words *[]uint32) {
 	b.buf = b.buf[:0]
 	b.toks = b.toks[:0]
 	tokenize(text, &b.buf, &b.toks)
@@ -149,26 +160,24 @@ func (b *Builder) AddText(text string, also *Builder) {
 		if also != nil {
 			also.add(h)
 		}
+		if words != nil {
+			*words = append(*words, h)
+		}
 		if i > 0 {
 			h := hp & (Dims - 1)
 			b.add(h)
 			if also != nil {
 				also.add(h)
 			}
+			if words != nil {
+				*words = append(*words, h)
+			}
 		}
 	}
 }
 
-// Features are the distinct features added so far, in the order each was
-// first added. The slice is the builder's own: it is valid until the
-// builder next changes.
-func (b *Builder) Features() []uint32 { return b.idx }
-
-// AddFeatures adds the features hs in order. Adding a feature already
-// present changes nothing, so a builder given the Features of another
-// builder after AddText(text, nil) ends as AddText(text, ...) would have
-// left it (and so does the also builder of that call): callers that read
-// the same text often keep its features instead of tokenizing it again.
+// AddFeatures adds the features hs in order, as the AddText call that
+// produced them (AddTextWords) added them.
 func (b *Builder) AddFeatures(hs []uint32) {
 	for _, h := range hs {
 		b.add(h)
