@@ -410,7 +410,6 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		// Identifiers read as words: send_api_key -> "send api key".
 		text = identWords.Replace(text)
 	}
-	sc.resetScratch()
 	tf := sc.textFactsOf(text)
 	lowerText := tf.lowerOf(text)
 	may := sc.mayMatch(text, tf, part, server, tool) || sc.ungated
@@ -567,6 +566,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	}
 	// A tool's name is unique in its server: remembering its text would
 	// only fill the memory (memo.go).
+	sc.resetScratch()
 	sc.facts.once = u.loc == "name"
 	defer func() { sc.facts.once = false }()
 	sc.unitLabel = false
@@ -582,7 +582,15 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		out = append(out, mk(r, r.Severity, fmt.Sprintf("%s Size: %d bytes; the first and last %d bytes were analysed.", r.Description, len(u.text), maxUnitBytes/2), u.text[:200]))
 		u.text = headTail(u.text, maxUnitBytes/2)
 	}
-	p := prepare(u.text)
+	// What depends on the string alone is remembered with it (memo.go):
+	// raw for the raw string, tf for the normalised text (the same entry
+	// when normalising changed nothing).
+	raw := sc.factsOf(u.text)
+	p := raw.prepared(u.text)
+	tf := raw
+	if p.text != u.text {
+		tf = sc.factsOf(p.text)
+	}
 	if !p.ascii && strings.ContainsRune(u.text, utf8.RuneError) {
 		// Invalid bytes reach us as U+FFFD (JSON decoding replaces them);
 		// text a reviewer's tools show as garbage can carry anything.
@@ -591,16 +599,13 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	}
 	plain := sc.analyze(p.text, u.part, server, self)
 	out = append(out, sc.slotFindings(server, tool, u, p.text)...)
-	for _, sent := range scriptSentences(p.text) {
-		if runsScript(sent, strings.ToLower(sent)) {
-			r := RuleByID("inject.run_script")
-			out = append(out, mk(r, r.Severity, r.Description, sent))
-			break
-		}
+	if sent, ok := tf.scriptSentence(p.text); ok {
+		r := RuleByID("inject.run_script")
+		out = append(out, mk(r, r.Severity, r.Description, sent))
 	}
 	// Text inside markup comments is invisible in rendered documentation
 	// but read by the model; a comment that gives orders is hiding them.
-	for _, body := range markupComments(p.text) {
+	for _, body := range tf.markupComments(p.text) {
 		ms := sc.analyze(body, u.part, server, self)
 		if len(ms) == 0 && lexOf(body)&(fImper|fModal|fAddr|fAddrModel) == 0 && sc.intentFeatures(body, strings.ToLower(body), hintMode, 0)&fModeSwitch == 0 {
 			continue
@@ -659,16 +664,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	}
 	// Encoded variants: report what the decoding reveals beyond the plain
 	// reading.
-	var variants []decoded
-	variants = append(variants, findEncoded(p.text)...)
-	variants = append(variants, moreVariants(p.text)...)
-	if d, ok := rot13Variant(p.text); ok {
-		variants = append(variants, d)
-	}
-	if d, ok := leetVariant(p.text); ok {
-		variants = append(variants, d)
-	}
-	for _, d := range variants {
+	for _, d := range tf.encodedVariants(p.text) {
 		r := RuleByID(d.via)
 		var fresh []match
 		for _, m := range sc.analyze(d.text, u.part, server, self) {

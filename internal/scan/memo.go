@@ -20,16 +20,103 @@ import (
 // textFacts are the answers that depend on a text alone (the string
 // analyze or the prefilter reads, or one of its sentences).
 type textFacts struct {
-	lower   string  // strings.ToLower(text), once asked for (lowerOK)
-	mt      []byte  // appendMatch(nil, text); its capacity is its length
+	lower string // strings.ToLower(text), once asked for (lowerOK)
+	// mt is appendMatch(nil, text), its capacity its length, or nil
+	// until textFactsOf computes it with lex and lang.
+	mt      []byte
 	lex     feature // lexFeatures(mt)
 	lang    feature // langUpper(text, mt)
 	lowerOK bool
+	blocks  *factBlocks // the blocks tf is in: the kept ones if remembered
 	// imper and literal are imperativeClause and hasLiteralCode, once
 	// asked for: 0 not yet, 1 false, 2 true.
 	imper, literal int8
 	// low are the facts of the lower-cased text.
 	low lowerFacts
+	// unit are the facts scanUnit reads of a whole string.
+	unit *unitFacts
+}
+
+// unitFacts are scanUnit's own answers about a string: how it reads once
+// normalised (of the raw string), and (of the normalised text) the
+// sentence that runs a script, the bodies of markup comments and the
+// encoded variants. Each is filled in when first asked for; the slices
+// are shared, so callers only read them.
+type unitFacts struct {
+	prep                 prepared
+	script               string
+	comments             []string
+	variants             []decoded
+	prepOK, hasScript    bool
+	scriptOK, commentsOK bool
+	variantsOK           bool
+}
+
+// unitFactsOf returns tf's unitFacts, from the blocks tf is in.
+func (tf *textFacts) unitFactsOf() *unitFacts {
+	if tf.unit == nil {
+		b := tf.blocks
+		if len(b.units) == cap(b.units) {
+			b.units = make([]unitFacts, 0, grown(cap(b.units), 4, 64))
+		}
+		b.units = b.units[:len(b.units)+1]
+		tf.unit = &b.units[len(b.units)-1]
+		*tf.unit = unitFacts{}
+	}
+	return tf.unit
+}
+
+// prepared is prepare(raw) for the raw string of tf.
+func (tf *textFacts) prepared(raw string) prepared {
+	u := tf.unitFactsOf()
+	if !u.prepOK {
+		u.prep, u.prepOK = prepare(raw), true
+	}
+	return u.prep
+}
+
+// scriptSentence is the first sentence of scriptSentences(text) that
+// runsScript, for the text of tf.
+func (tf *textFacts) scriptSentence(text string) (string, bool) {
+	u := tf.unitFactsOf()
+	if !u.scriptOK {
+		u.scriptOK = true
+		for _, sent := range scriptSentences(text) {
+			if runsScript(sent, strings.ToLower(sent)) {
+				u.script, u.hasScript = sent, true
+				break
+			}
+		}
+	}
+	return u.script, u.hasScript
+}
+
+// markupComments is markupComments(text) for the text of tf.
+func (tf *textFacts) markupComments(text string) []string {
+	u := tf.unitFactsOf()
+	if !u.commentsOK {
+		u.comments, u.commentsOK = markupComments(text), true
+	}
+	return u.comments
+}
+
+// encodedVariants are the decoded readings of the text of tf: base64 and
+// hex runs, escapes, rot13 and leet, in that order.
+func (tf *textFacts) encodedVariants(text string) []decoded {
+	u := tf.unitFactsOf()
+	if !u.variantsOK {
+		var variants []decoded
+		variants = append(variants, findEncoded(text)...)
+		variants = append(variants, moreVariants(text)...)
+		if d, ok := rot13Variant(text); ok {
+			variants = append(variants, d)
+		}
+		if d, ok := leetVariant(text); ok {
+			variants = append(variants, d)
+		}
+		u.variants, u.variantsOK = variants, true
+	}
+	return u.variants
 }
 
 // lowerFacts are the answers that depend on a lower-cased text alone:
@@ -75,21 +162,29 @@ type factMemo struct {
 	// before there was a memory.
 	kept, scratch factBlocks
 	lowerScratch  lowerFacts
+	// last is the entry of the text asked about last (lastText, kept
+	// referenced so that its address identifies it): scanUnit, analyze
+	// and the prefilter ask about one string in turn.
+	last     *textFacts
+	lastText string
 }
 
 // factBlocks are blocks that entries and match texts are carved out of,
 // so that remembering many texts costs few allocations.
 type factBlocks struct {
 	texts []textFacts
+	units []unitFacts
 	arena []byte
 }
 
-// resetScratch lets analyze reuse the scratch blocks: no fact from them
-// outlives the analyze call that asked for it. The last sentence's
-// lexicon memory may point into them, so it is forgotten.
+// resetScratch lets scanUnit reuse the scratch blocks: no fact from them
+// outlives the scanUnit call that asked for it. The last text's entry
+// and the last sentence's lexicon memory may point into them, so they
+// are forgotten.
 func (sc *scanner) resetScratch() {
 	b := &sc.facts.scratch
-	b.texts, b.arena = b.texts[:0], b.arena[:0]
+	b.texts, b.units, b.arena = b.texts[:0], b.units[:0], b.arena[:0]
+	sc.facts.last, sc.facts.lastText = nil, ""
 	sc.lexMemo.ok = false
 }
 
@@ -100,7 +195,7 @@ func (b *factBlocks) newText() *textFacts {
 	}
 	b.texts = b.texts[:len(b.texts)+1]
 	tf := &b.texts[len(b.texts)-1]
-	*tf = textFacts{}
+	*tf = textFacts{blocks: b}
 	return tf
 }
 
@@ -129,27 +224,39 @@ func (b *factBlocks) matchText(text string) []byte {
 	return b.arena[start:len(b.arena):len(b.arena)]
 }
 
-// textFactsOf returns the facts of text, remembered by content. The
-// match text is shared: callers must not write to it.
-func (sc *scanner) textFactsOf(text string) *textFacts {
+// factsOf returns the entry of text, remembered by content, without
+// computing anything.
+func (sc *scanner) factsOf(text string) *textFacts {
 	fm := &sc.facts
-	if tf, ok := fm.texts[text]; ok {
-		return tf
+	if fm.last != nil && len(fm.lastText) == len(text) && unsafe.StringData(fm.lastText) == unsafe.StringData(text) {
+		return fm.last
 	}
-	keep := !fm.off && !fm.once && len(fm.texts) < maxFactTexts && fm.bytes+len(text) <= maxFactBytes
-	b := &fm.scratch
-	if keep {
-		b = &fm.kept
-	}
-	mt := b.matchText(text)
-	tf := b.newText()
-	tf.mt, tf.lex, tf.lang = mt, lexFeatures(mt), langUpper(text, mt)
-	if keep {
-		if fm.texts == nil {
-			fm.texts = map[string]*textFacts{}
+	tf, ok := fm.texts[text]
+	if !ok {
+		keep := !fm.off && !fm.once && len(fm.texts) < maxFactTexts && fm.bytes+len(text) <= maxFactBytes
+		if keep {
+			tf = fm.kept.newText()
+			if fm.texts == nil {
+				fm.texts = map[string]*textFacts{}
+			}
+			fm.texts[text] = tf
+			fm.bytes += len(text)
+		} else {
+			tf = fm.scratch.newText()
 		}
-		fm.texts[text] = tf
-		fm.bytes += len(mt)
+	}
+	fm.last, fm.lastText = tf, text
+	return tf
+}
+
+// textFactsOf returns the facts of text with its match text, lexicon
+// features and other languages' bound. The match text is shared: callers
+// must not write to it.
+func (sc *scanner) textFactsOf(text string) *textFacts {
+	tf := sc.factsOf(text)
+	if tf.mt == nil {
+		tf.mt = tf.blocks.matchText(text)
+		tf.lex, tf.lang = lexFeatures(tf.mt), langUpper(text, tf.mt)
 	}
 	return tf
 }
