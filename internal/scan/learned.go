@@ -186,10 +186,15 @@ func textScoreMemo(m *textclass.Pair, units []unit, memo *sentenceMemo) (float64
 				// Read as eachSentence reads it, noting the words.
 				j.part.Reset()
 				j.part.AddKind(u.part)
-				j.words = j.part.AddTextWords(key.text, &j.whole, j.words[:0])
+				remember = remember && len(memo.scores) < maxSentenceMemo
+				if remember {
+					j.words = j.part.AddTextWords(key.text, &j.whole, j.words[:0])
+				} else {
+					j.part.AddText(key.text, &j.whole)
+				}
 				j.part.Finish()
 				e.margin = m.Part.MarginOf(&j.part)
-				if remember && len(memo.scores) < maxSentenceMemo {
+				if remember {
 					e.words = memo.keep(j.words)
 					if memo.scores == nil {
 						memo.scores = map[sentenceKey]sentenceScore{}
