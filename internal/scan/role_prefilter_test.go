@@ -58,3 +58,68 @@ func TestMayHaveRole(t *testing.T) {
 		t.Fatalf("%d of %d inputs match, %d ruled out; the comparison says little", matches, len(in), ruledOut)
 	}
 }
+
+// TestExpressionPrefilters: wherever modeSwitchRe or secretPathRe
+// matches, its prefilter holds, on the rule samples, the blind register
+// and random strings made of the expressions' own pieces. The
+// expressions are pinned: a change fails here until the prefilter is
+// checked against it.
+func TestExpressionPrefilters(t *testing.T) {
+	const modeExpr = `\byou(?: are|'re| r)\s+(?:now|no longer)\b|\bfrom now on\b|` +
+		`\b(?:unrestricted|god|jailbreak|jailbroken|dan|unfiltered|uncensored|evil|developer|unlimited|no[- ]limits?)\s+mode\b|` +
+		`(?:^|[.:;!\n\]>]\s*)act as\b|\bpretend (?:to be|you are|you're|that you)\b|\brole[- ]?play (?:as|that)\b|\brole change\b|` +
+		`\byour new (?:role|persona|identity|instructions)\b|\byou have a new (?:role|persona|identity)\b|\bdo anything now\b|\bjailbr(?:eak|oken)`
+	const secretExpr = `[\w~.-]*/[\w./-]*(?:secret|credential|passw|token|private[_-]?key|apikey|api[_-]key)[\w.-]*|[\w-]*(?:secret|credential|passw|token|apikey|api[_-]key)[\w-]*\.(?:txt|json|ya?ml|env|ini|pem|key|cfg|conf|toml)\b`
+	cases := []struct {
+		name   string
+		re     *lazyRegexp
+		expr   string
+		pre    func(string) bool
+		pieces []string
+	}{
+		{"modeSwitchRe", modeSwitchRe, modeExpr, mayModeSwitch, []string{"you", "you are", "you're", "you r", "your", "now", "no longer",
+			"from", "on", "from now on", "god", "dan", "evil", "developer", "no-limits", "no limit", "mode", "act", "act as", "as",
+			"pretend", "to be", "that you", "role", "role-play", "roleplay", "play", "change", "new", "persona", "identity",
+			"instructions", "have a", "do anything", "anything now", "jailbreak", "jailbroken", "jailbr", " ", "\n", ".", ":", "]", ">", "!", "x"}},
+		{"secretPathRe", secretPathRe, secretExpr, maySecretPath, []string{"secret", "credential", "passw", "token", "private_key",
+			"private-key", "apikey", "api_key", "api-key", "/", "~", ".", "-", "_", "txt", "json", "yml", "yaml", "env", "ini", "pem",
+			"key", "cfg", "conf", "toml", "home", "etc", " ", "a", "1", "\n"}},
+	}
+	base := equivInputs(t)
+	for _, r := range Rules {
+		for _, s := range append(append([]string{}, r.TruePositives...), r.FalsePositives...) {
+			base = append(base, strings.ToLower(s))
+		}
+	}
+	for _, c := range cases {
+		if c.re.expr != c.expr {
+			t.Fatalf("%s changed: check its prefilter against every alternative, then update the pinned expression", c.name)
+		}
+		in := append([]string{}, base...)
+		rng := rand.New(rand.NewPCG(3, 5))
+		for k := 0; k < 200000; k++ {
+			var b strings.Builder
+			for n := rng.IntN(7) + 1; n > 0; n-- {
+				b.WriteString(c.pieces[rng.IntN(len(c.pieces))])
+			}
+			in = append(in, b.String())
+		}
+		matches, ruledOut := 0, 0
+		for _, s := range in {
+			m := c.re.MatchString(s)
+			if m && !c.pre(s) {
+				t.Fatalf("%s matches %q, its prefilter says it cannot", c.name, s)
+			}
+			if m {
+				matches++
+			}
+			if !c.pre(s) {
+				ruledOut++
+			}
+		}
+		t.Logf("%s: %d inputs, %d match, %d ruled out", c.name, len(in), matches, ruledOut)
+		if matches < 1000 || ruledOut < len(in)/20 {
+			t.Fatalf("%s: %d of %d inputs match, %d ruled out; the comparison says little", c.name, matches, len(in), ruledOut)
+		}
+	}
+}
