@@ -418,6 +418,17 @@ var (
 		`|\b_?system_(?:injection|prompt|instruction|override|directive|message)\b|<\|[a-z_]+\|>|<(?:start|end)_of_turn>|\{\{\s*system|(?:^|\n)\s*human\s*:`)
 )
 
+// mayHaveRole is a necessary condition for roleRe to match: each of its
+// alternatives holds a literal with one of these (a colon after the
+// role, a tag's "<", a bracket, "###", a "--" banner, "system_", "{{").
+// Most sentences of a string that names a role hold none of them, and the
+// check costs far less than the expression. (TestMayHaveRole keeps the
+// two in step.)
+func mayHaveRole(lower string) bool {
+	return strings.ContainsAny(lower, ":<[") || strings.Contains(lower, "--") || strings.Contains(lower, "###") ||
+		strings.Contains(lower, "system_") || strings.Contains(lower, "{{")
+}
+
 // destination returns a literal place data could be sent to.
 func destination(lower string) string {
 	if strings.Contains(lower, "@") {
@@ -754,7 +765,7 @@ func (sc *scanner) sentenceFeatures(sentence, lower, server, tool string) featur
 	if d := destination(lower); d != "" && !exampleDestination(lower, d) {
 		f |= fDest
 	}
-	if sc.unitHints&hintRole != 0 && roleRe.MatchString(lower) && !paramDocLine(lower, sc.params()) {
+	if sc.unitHints&hintRole != 0 && mayHaveRole(lower) && roleRe.MatchString(lower) && !paramDocLine(lower, sc.params()) {
 		f |= fRole
 	}
 	f |= sc.intentFeatures(sentence, lower, sc.unitHints, f)

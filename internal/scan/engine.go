@@ -24,6 +24,9 @@ type Options struct {
 	// rulesOnly leaves the text model out: the tests of the hand-written
 	// rules pin what the rules alone do.
 	rulesOnly bool
+	// noMemo computes every answer afresh, remembering no text (memo.go,
+	// textScoreMemo): the tests compare the two.
+	noMemo bool
 }
 
 // scanner holds what the rules need beyond one string: the names of every
@@ -51,7 +54,6 @@ type scanner struct {
 	gateMemo gateMemo
 	lexMemo  lexMemo
 	mtBuf    []byte
-	unitMT   []byte // the match text of the string mayMatch reads
 	units    []unit // the units of the tool being scanned
 	scratch  sentenceScratch
 	// analyzeBuf holds analyze's per-sentence slices between calls.
@@ -68,6 +70,10 @@ type scanner struct {
 	scores    map[scoreKey]float64
 	model     *textclass.Pair
 	rulesOnly bool
+	// facts remembers what the prefilter finds in each text (memo.go).
+	// The text model's reading of a sentence is not remembered: it
+	// depends on the name of the tool the sentence documents.
+	facts factMemo
 }
 
 // judgeText runs the text model on units: its finding, if any, and the
@@ -108,6 +114,7 @@ func Scan(c *catalog.Catalog, opts Options) Report {
 		byServer[s.Name] = append(byServer[s.Name], s.ToolNames()...)
 	}
 	sc := &scanner{names: newNameIndex(byServer), ungated: opts.ungated, scores: map[scoreKey]float64{}, model: opts.model, rulesOnly: opts.rulesOnly}
+	sc.facts.off = opts.noMemo || countItems(c) < memoMinItems
 	rep := Report{Servers: make([]ServerReport, 0, len(c.Servers))}
 	for _, s := range c.Servers {
 		var fs []Finding
@@ -181,6 +188,7 @@ func ScanTool(server string, t catalog.Tool) []Finding {
 
 func scanTool(server string, t catalog.Tool, opts Options) []Finding {
 	sc := &scanner{names: newNameIndex(map[string][]string{server: {t.Name}}), scores: map[scoreKey]float64{}, model: opts.model, rulesOnly: opts.rulesOnly}
+	sc.facts.off = opts.noMemo || memoMinItems > 1
 	fs := dedupe(sc.scanTool(server, t))
 	agree(fs)
 	holdFindings(fs, sc.scores)
@@ -304,15 +312,15 @@ func escapeSeg(s string) string {
 // computed ones (upper). Sentence features are subsets of these, so when
 // no rule could fire on the union, no rule fires on any sentence and the
 // per-sentence analysis is skipped. Most honest documentation stops here.
-func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
+func (sc *scanner) mayMatch(text string, tf *textFacts, part, server, tool string) bool {
 	// The match text is built once, for the lexicon and the other
-	// languages' vocabulary both.
-	sc.unitMT = appendMatch(sc.unitMT[:0], text)
-	lex := lexFeatures(sc.unitMT)
-	sc.unitLex, sc.unitText = lex, text
-	h, gates := sc.gatesOf(lower)
+	// languages' vocabulary both (tf).
+	lower := tf.lowerOf(text)
+	sc.unitLex, sc.unitText = tf.lex, text
+	m := sc.gatesFrom(&tf.low, lower)
+	h, gates := m.hints, m.cues
 	sc.unitHints = h
-	f := sc.upperCheap(text, lower, sc.unitMT, server, tool, lex, h, h)
+	f := sc.upperCheap(text, lower, tf, &tf.low, server, tool, h, h)
 	if !mayFire(f|costlyBits, part) {
 		return false
 	}
@@ -320,7 +328,7 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	// as soon as no rule could fire even with every feature the remaining
 	// checks can add. (upperCostly is the same bound in one piece.)
 	f |= sc.toolRefUpper(text, lower, tool, f, h, gates)
-	if hasLiteralCode(text) {
+	if tf.literalCode(text) {
 		f |= fLiteral
 	}
 	if destructiveToolRef(text, tool) {
@@ -329,7 +337,7 @@ func (sc *scanner) mayMatch(text, lower, part, server, tool string) bool {
 	if !mayFire(f|fImper|fOtherTool|fForeignTool, part) {
 		return false
 	}
-	if imperativeClause(text) {
+	if tf.imperative(text) {
 		f |= fImper
 	}
 	if !mayFire(f|fOtherTool|fForeignTool, part) {
@@ -397,8 +405,9 @@ func (sc *scanner) analyze(text, part, server, tool string) []match {
 		// Identifiers read as words: send_api_key -> "send api key".
 		text = identWords.Replace(text)
 	}
-	lowerText := strings.ToLower(text)
-	may := sc.mayMatch(text, lowerText, part, server, tool) || sc.ungated
+	tf := sc.textFactsOf(text)
+	lowerText := tf.lowerOf(text)
+	may := sc.mayMatch(text, tf, part, server, tool) || sc.ungated
 	kg := sc.kindGatesOf(lowerText) | sc.kindHints() // the kind checks (cues_kinds.go) gate themselves
 	if !may && kg == 0 {
 		return nil
@@ -550,6 +559,11 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	if u.part == "schema" {
 		sc.unitWords = paramWordsOf(u.loc)
 	}
+	// A tool's name is unique in its server: remembering its text would
+	// only fill the memory (memo.go).
+	sc.resetScratch()
+	sc.facts.once = u.loc == "name"
+	defer func() { sc.facts.once = false }()
 	sc.unitLabel = false
 	if u.part == "schema" && (strings.Contains(u.loc, "/enum/") || strings.HasSuffix(u.loc, "/const")) && !strings.ContainsAny(strings.TrimSpace(u.text), " \t\n") {
 		sc.unitLabel = true
@@ -563,7 +577,15 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 		out = append(out, mk(r, r.Severity, fmt.Sprintf("%s Size: %d bytes; the first and last %d bytes were analysed.", r.Description, len(u.text), maxUnitBytes/2), u.text[:200]))
 		u.text = headTail(u.text, maxUnitBytes/2)
 	}
-	p := prepare(u.text)
+	// What depends on the string alone is remembered with it (memo.go):
+	// raw for the raw string, tf for the normalised text (the same entry
+	// when normalising changed nothing).
+	raw := sc.factsOf(u.text)
+	p := raw.prepared(u.text)
+	tf := raw
+	if p.text != u.text {
+		tf = sc.factsOf(p.text)
+	}
 	if !p.ascii && strings.ContainsRune(u.text, utf8.RuneError) {
 		// Invalid bytes reach us as U+FFFD (JSON decoding replaces them);
 		// text a reviewer's tools show as garbage can carry anything.
@@ -572,16 +594,13 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	}
 	plain := sc.analyze(p.text, u.part, server, self)
 	out = append(out, sc.slotFindings(server, tool, u, p.text)...)
-	for _, sent := range scriptSentences(p.text) {
-		if runsScript(sent, strings.ToLower(sent)) {
-			r := RuleByID("inject.run_script")
-			out = append(out, mk(r, r.Severity, r.Description, sent))
-			break
-		}
+	if sent, ok := tf.scriptSentence(p.text); ok {
+		r := RuleByID("inject.run_script")
+		out = append(out, mk(r, r.Severity, r.Description, sent))
 	}
 	// Text inside markup comments is invisible in rendered documentation
 	// but read by the model; a comment that gives orders is hiding them.
-	for _, body := range markupComments(p.text) {
+	for _, body := range tf.markupComments(p.text) {
 		ms := sc.analyze(body, u.part, server, self)
 		if len(ms) == 0 && lexOf(body)&(fImper|fModal|fAddr|fAddrModel) == 0 && sc.intentFeatures(body, strings.ToLower(body), hintMode, 0)&fModeSwitch == 0 {
 			continue
@@ -640,16 +659,7 @@ func (sc *scanner) scanUnit(server, tool string, u unit, self string) []Finding 
 	}
 	// Encoded variants: report what the decoding reveals beyond the plain
 	// reading.
-	var variants []decoded
-	variants = append(variants, findEncoded(p.text)...)
-	variants = append(variants, moreVariants(p.text)...)
-	if d, ok := rot13Variant(p.text); ok {
-		variants = append(variants, d)
-	}
-	if d, ok := leetVariant(p.text); ok {
-		variants = append(variants, d)
-	}
-	for _, d := range variants {
+	for _, d := range tf.encodedVariants(p.text) {
 		r := RuleByID(d.via)
 		var fresh []match
 		for _, m := range sc.analyze(d.text, u.part, server, self) {

@@ -29,7 +29,7 @@ var (
 // expression, so most text costs one automaton pass.
 func (sc *scanner) intentFeatures(sentence, lower string, h int, lex feature) feature {
 	var f feature
-	if h&hintMode != 0 && modeSwitchRe.MatchString(lower) {
+	if h&hintMode != 0 && mayModeSwitch(lower) && modeSwitchRe.MatchString(lower) {
 		f |= fModeSwitch
 	}
 	if h&hintMode != 0 && strings.Contains(sentence, "DAN") && danRe.MatchString(sentence) {
@@ -60,7 +60,7 @@ func (sc *scanner) intentFeatures(sentence, lower string, h int, lex feature) fe
 	if h&hintLet != 0 && letKnowRe.MatchString(lower) {
 		f |= fFlow
 	}
-	if h&hintSecretWord != 0 && secretPathRe.MatchString(lower) {
+	if h&hintSecretWord != 0 && maySecretPath(lower) && secretPathRe.MatchString(lower) {
 		f |= fFile | fSrc
 	}
 	if strings.HasPrefix(lower, "after ") {
@@ -131,6 +131,22 @@ var runRe = lazyRE(`\b(?:run|execute|exec|launch|start|source|chmod|executable|i
 
 // secretPathRe finds file paths whose own name says they hold secrets
 // (vault/secret.txt, config/credentials.yml, keys/private.pem).
+// maySecretPath is a necessary condition for secretPathRe to match: its
+// first alternative holds "/", its second a dotted extension. The hint
+// gate is the whole string's; most of its sentences hold neither.
+// (TestExpressionPrefilters keeps the two in step.)
+func maySecretPath(s string) bool {
+	return strings.Contains(s, "/") || containsAny(s, ".txt", ".json", ".yml", ".yaml", ".env", ".ini", ".pem", ".key", ".cfg", ".conf", ".toml")
+}
+
+// mayModeSwitch is a necessary condition for modeSwitchRe to match: every
+// alternative holds one of these literals ("you are now", "your new
+// role" and "you have a new role" hold "you", "role-play" and "role
+// change" hold "role"). (TestExpressionPrefilters keeps the two in step.)
+func mayModeSwitch(s string) bool {
+	return containsAny(s, "you", "mode", "act as", "pretend ", "role", "jailbr", "from now on", "do anything now")
+}
+
 var secretPathRe = lazyRE(`[\w~.-]*/[\w./-]*(?:secret|credential|passw|token|private[_-]?key|apikey|api[_-]key)[\w.-]*|[\w-]*(?:secret|credential|passw|token|apikey|api[_-]key)[\w-]*\.(?:txt|json|ya?ml|env|ini|pem|key|cfg|conf|toml)\b`)
 
 // hasSiblingSlug spots an identifier that reads as a tool name

@@ -18,9 +18,9 @@ import (
 // upper is the bound for text, one sentence or a whole string. h are the
 // raw hints of text itself, unitH those of the whole string (the engine
 // gates some checks of every sentence on the whole string's hints).
-func (sc *scanner) upper(text, lower string, mt []byte, server, tool string, lex feature, h, unitH int, gates uint64) feature {
-	f := sc.upperCheap(text, lower, mt, server, tool, lex, h, unitH)
-	return f | sc.upperCostly(text, lower, server, tool, f, h, gates)
+func (sc *scanner) upper(text, lower string, tf *textFacts, lf *lowerFacts, server, tool string, h, unitH int, gates uint64) feature {
+	f := sc.upperCheap(text, lower, tf, lf, server, tool, h, unitH)
+	return f | sc.upperCostly(text, lower, tf, server, tool, f, h, gates)
 }
 
 // costlyBits are the features only upperCostly adds: a bound without
@@ -29,12 +29,13 @@ func (sc *scanner) upper(text, lower string, mt []byte, server, tool string, lex
 const costlyBits = fImper | fOtherTool | fForeignTool | fLiteral | fDestructTool | fInstead | fSelfRef
 
 // upperCheap is the part of the bound that comes from the automaton
-// passes and the cue gates; mt is the match text of text (appendMatch).
-func (sc *scanner) upperCheap(text, lower string, mt []byte, server, tool string, lex feature, h, unitH int) feature {
-	f := lex | fNamedTarget | fSiblingOut
-	f |= langUpper(text, mt)
+// passes and the cue gates; tf are the facts of text (its match text,
+// lexicon features and other languages' bound), lf those of lower.
+func (sc *scanner) upperCheap(text, lower string, tf *textFacts, lf *lowerFacts, server, tool string, h, unitH int) feature {
+	f := tf.lex | fNamedTarget | fSiblingOut
+	f |= tf.lang
 	f |= sc.intentUpperBound(unitH)
-	f |= sc.cueUpper(text, lower, server, tool)
+	f |= sc.cueFrom(lf, text, lower, server, tool)
 	if h&hintFile != 0 {
 		f |= fFile | fSrc
 	}
@@ -58,15 +59,15 @@ func (sc *scanner) upperCheap(text, lower string, mt []byte, server, tool string
 
 // upperCostly is the part of the bound that reads the text word by word;
 // it adds only costlyBits.
-func (sc *scanner) upperCostly(text, lower, server, tool string, f feature, h int, gates uint64) feature {
+func (sc *scanner) upperCostly(text, lower string, tf *textFacts, server, tool string, f feature, h int, gates uint64) feature {
 	var u feature
-	if imperativeClause(text) {
+	if tf.imperative(text) {
 		u |= fImper
 	}
 	if other, foreign := sc.names.refs(text, server, tool, sc.params()); other || foreign {
 		u |= fOtherTool | fForeignTool
 	}
-	if hasLiteralCode(text) {
+	if tf.literalCode(text) {
 		u |= fLiteral
 	}
 	if destructiveToolRef(text, tool) {
@@ -146,8 +147,7 @@ type sentenceScratch struct {
 	hints []int
 	gates []uint64
 	kinds []uint64
-	mts   [][]byte
-	arena []byte
+	mts   [][]byte // shared with the scan's memory of texts: read only
 	rel   []bool
 }
 
@@ -163,18 +163,14 @@ type sentenceScratch struct {
 func (sc *scanner) relevantSentences(sents, lowers []string, part, server, tool string, unitH int) []bool {
 	n := len(sents)
 	ss := &sc.scratch
-	sc.lexMemo.ok = false // it may point into the arena, which is rewritten
 	ss.lex, ss.ub, ss.hints, ss.gates, ss.kinds, ss.mts, ss.rel = ss.lex[:0], ss.ub[:0], ss.hints[:0], ss.gates[:0], ss.kinds[:0], ss.mts[:0], ss.rel[:0]
-	ss.arena = ss.arena[:0]
 	for i, s := range sents {
-		start := len(ss.arena)
-		ss.arena = appendMatch(ss.arena, s)
-		mt := ss.arena[start:len(ss.arena):len(ss.arena)]
-		lex := lexFeatures(mt)
-		m := sc.gateMemoOf(lowers[i])
+		tf := sc.textFactsOf(s)
+		lf := sc.lowerFactsFor(tf, s, lowers[i])
+		m := sc.gatesFrom(lf, lowers[i])
 		h, c := m.hints, m.cues
-		ss.lex, ss.hints, ss.gates, ss.kinds, ss.mts = append(ss.lex, lex), append(ss.hints, h), append(ss.gates, c), append(ss.kinds, m.kinds), append(ss.mts, mt)
-		ss.ub = append(ss.ub, sc.upper(s, lowers[i], mt, server, tool, lex, h, unitH, c))
+		ss.lex, ss.hints, ss.gates, ss.kinds, ss.mts = append(ss.lex, tf.lex), append(ss.hints, h), append(ss.gates, c), append(ss.kinds, m.kinds), append(ss.mts, tf.mt)
+		ss.ub = append(ss.ub, sc.upper(s, lowers[i], tf, lf, server, tool, h, unitH, c))
 		ss.rel = append(ss.rel, false)
 	}
 	for _, r := range structuralRules[part] {
