@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -323,6 +324,13 @@ func CassetteDir(spec string) string {
 	}, spec)
 }
 
+// fixtureExitGrace is how long a stdio fixture gets to write its state
+// and exit once its stdin is closed. The default 500 ms was once too short
+// on a loaded 2-core machine running the suite under -race (the fixture
+// was killed before it wrote its state); 10 s is a wide margin, and a
+// fixture that exits at once costs nothing.
+const fixtureExitGrace = 10 * time.Second
+
 // startServers builds the trial's fixture servers and connects to them.
 func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.Task, t trial.Trial, p *payload.Payload, tw *trace.Writer, stateDir string, stateFiles *[]string) ([]agent.Server, func(), error) {
 	var conns []*mcpconn.Conn
@@ -339,6 +347,14 @@ func startServers(ctx context.Context, env Env, world *fixture.World, tk *task.T
 	opts := env.Conn
 	if opts.CallTimeout == 0 {
 		opts = mcpconn.DefaultOptions()
+	}
+	if env.Transport == "stdio" {
+		// A fixture subprocess writes the trial's final state when its
+		// stdin closes and then exits; killed before that, the trial has
+		// no state to score. The short default grace is for servers under
+		// inspection; these are our own, and a loaded machine (a race
+		// build starting many of them) can take well over it.
+		opts.TerminateGrace = max(opts.TerminateGrace, fixtureExitGrace)
 	}
 	type decl struct {
 		cfg    fixture.ServerConfig
