@@ -66,7 +66,7 @@ type entry struct {
 	Env map[string]string `json:"env,omitempty"`
 }
 
-func root(t *testing.T) string {
+func root(t testing.TB) string {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "realworld"))
 	if err != nil {
@@ -75,7 +75,7 @@ func root(t *testing.T) string {
 	return dir
 }
 
-func loadEntries(t *testing.T, dir string) []entry {
+func loadEntries(t testing.TB, dir string) []entry {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "servers.json"))
 	if err != nil {
@@ -118,7 +118,7 @@ type listed struct {
 }
 
 // listAll starts every server with bounded concurrency and lists it.
-func listAll(t *testing.T, dir string, es []entry) []listed {
+func listAll(t testing.TB, dir string, es []entry) []listed {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("node is needed to start the pinned servers: %v", err)

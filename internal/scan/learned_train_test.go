@@ -297,6 +297,15 @@ func TestTextModelCrossValidation(t *testing.T) {
 	}
 	opts := textclass.Defaults
 	opts.Runs = *cvRuns
+	// Each register's training items are built once, not once per fold.
+	byReg := make([][]registerCase, len(trainingRegisters))
+	for _, c := range cases {
+		byReg[c.reg] = append(byReg[c.reg], c)
+	}
+	bags := make([][]textclass.Bag, len(trainingRegisters))
+	for r := range byReg {
+		bags[r] = bagsOf(byReg[r])
+	}
 	type figure struct{ found, poisoned, flagged, benign int }
 	figs := make([]figure, len(trainingRegisters))
 	// The folds are independent: train them side by side.
@@ -308,17 +317,17 @@ func TestTextModelCrossValidation(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			var train, test []registerCase
-			for _, c := range cases {
-				if c.reg == hold {
-					test = append(test, c)
-				} else {
-					train = append(train, c)
+			// In the order bagsOf gives a fold's cases, then ours: the
+			// same examples in the same order train the same model.
+			var train []textclass.Bag
+			for r := range bags {
+				if r != hold {
+					train = append(train, bags[r]...)
 				}
 			}
-			m := textclass.TrainPair(append(bagsOf(train), own...), opts)
+			m := textclass.TrainPair(append(train, own...), opts)
 			f := &figs[hold]
-			f.found, f.poisoned, f.flagged, f.benign = registerFigures(test, Options{model: m})
+			f.found, f.poisoned, f.flagged, f.benign = registerFigures(byReg[hold], Options{model: m})
 		}()
 	}
 	wg.Wait()
