@@ -66,8 +66,8 @@ func TestLazyRegexpsCompile(t *testing.T) {
 		t.Fatalf("only %d lazy expressions registered", len(allLazy))
 	}
 	for _, l := range allLazy {
-		if l.get().String() != l.expr {
-			t.Errorf("expression %q compiled to %q", l.expr, l.get().String())
+		if l.get().re.String() != l.expr {
+			t.Errorf("expression %q compiled to %q", l.expr, l.get().re.String())
 		}
 	}
 }
