@@ -287,22 +287,8 @@ func (f *Filter) May(text string) bool {
 // first.
 func (ix *Index) Any(text string) bool {
 	s := int32(0)
-	states, dense, out, class := ix.states, ix.dense, ix.out, &ix.class
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		for {
-			st := &states[s]
-			if st.row >= 0 {
-				s = dense[st.row+int32(class[c])]
-				break
-			}
-			if st.child != 0 && st.label == c {
-				s = st.child
-				break
-			}
-			s = st.fail
-		}
-		if out[s] != 0 {
+		if s = ix.step(s, text[i]); ix.out[s] != 0 {
 			return true
 		}
 	}

@@ -1,17 +1,14 @@
-//go:build unix
-
 package realworld
 
 import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/scan"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 // BenchmarkScanRealWorld scans each pinned server's catalog on its own, as
@@ -45,24 +42,12 @@ func BenchmarkScanRealWorld(b *testing.B) {
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu := testkit.StartCPU()
 	for i := 0; i < b.N; i++ {
 		for _, c := range cats {
 			scan.Scan(c, scan.Options{})
 		}
 	}
-	if cpu := processCPU() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(size)*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
-		b.ReportMetric(float64(len(cats)), "servers")
-	}
-}
-
-// processCPU is the user+system CPU time this process has used: on a
-// shared machine, the honest denominator of a per-core throughput.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	cpu.ReportMBps(b, size)
+	b.ReportMetric(float64(len(cats)), "servers")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
 	"github.com/mcpsec/mcpsec/internal/keyword"
+	"github.com/mcpsec/mcpsec/internal/testkit"
 )
 
 var benchSentences = []string{
@@ -62,16 +63,15 @@ func BenchmarkScan10k(b *testing.B) {
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu := testkit.StartCPU()
 	for i := 0; i < b.N; i++ {
 		rep := Scan(c, Options{})
 		if len(rep.Servers[0].Findings) == 0 {
 			b.Fatal("no findings")
 		}
 	}
-	if cpu := processCPU() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(size)*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
-		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/scan")
+	if spent := cpu.ReportMBps(b, size); spent > 0 {
+		b.ReportMetric(spent.Seconds()/float64(b.N), "cpu-s/scan")
 	}
 }
 
@@ -108,11 +108,11 @@ func BenchmarkLexIndexBuild(b *testing.B) {
 	runtime.ReadMemStats(&before)
 	var lex *lexIndex
 	var hints *keyword.Index
-	cpu0 := processCPU()
+	cpu0 := testkit.ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		lex, hints = buildLex(), buildHints()
 	}
-	cpu := processCPU() - cpu0
+	cpu := testkit.ProcessCPU() - cpu0
 	b.StopTimer()
 	if cpu > 0 {
 		b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/build")
@@ -167,14 +167,12 @@ func BenchmarkScanRegisters(b *testing.B) {
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu := testkit.StartCPU()
 	for i := 0; i < b.N; i++ {
 		for _, c := range cases {
 			Scan(c.cat, Options{})
 		}
 	}
-	if cpu := processCPU() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(size)*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
-		b.ReportMetric(float64(len(cases)), "catalogs")
-	}
+	cpu.ReportMBps(b, size)
+	b.ReportMetric(float64(len(cases)), "catalogs")
 }

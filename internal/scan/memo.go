@@ -29,8 +29,8 @@ type textFacts struct {
 	lowerOK bool
 	blocks  *factBlocks // the blocks tf is in: the kept ones if remembered
 	// imper and literal are imperativeClause and hasLiteralCode, once
-	// asked for: 0 not yet, 1 false, 2 true.
-	imper, literal int8
+	// asked for.
+	imper, literal onceBool
 	// low are the facts of the lower-cased text.
 	low lowerFacts
 	// unit are the facts scanUnit reads of a whole string.
@@ -270,25 +270,22 @@ func (tf *textFacts) lowerOf(text string) string {
 }
 
 // imperative is imperativeClause(text) for the text of tf.
-func (tf *textFacts) imperative(text string) bool {
-	if tf.imper == 0 {
-		tf.imper = 1
-		if imperativeClause(text) {
-			tf.imper = 2
-		}
-	}
-	return tf.imper == 2
-}
+func (tf *textFacts) imperative(text string) bool { return tf.imper.of(imperativeClause, text) }
 
 // literalCode is hasLiteralCode(text) for the text of tf.
-func (tf *textFacts) literalCode(text string) bool {
-	if tf.literal == 0 {
-		tf.literal = 1
-		if hasLiteralCode(text) {
-			tf.literal = 2
+func (tf *textFacts) literalCode(text string) bool { return tf.literal.of(hasLiteralCode, text) }
+
+// onceBool is a yes-or-no answer computed at its first question.
+type onceBool int8 // 0 not yet asked, 1 no, 2 yes
+
+func (b *onceBool) of(answer func(string) bool, text string) bool {
+	if *b == 0 {
+		*b = 1
+		if answer(text) {
+			*b = 2
 		}
 	}
-	return tf.literal == 2
+	return *b == 2
 }
 
 // isLowerOf says whether lower is strings.ToLower(text), the text of tf.

@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,14 +26,7 @@ func TestMemoKeepsEveryFinding(t *testing.T) {
 			s.Name = s.Name + "-" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676)) + string(rune('a'+j))
 			all.Servers = append(all.Servers, s)
 		}
-		memo := Scan(c, Options{})
-		fresh := Scan(c, Options{noMemo: true})
-		if !reflect.DeepEqual(memo, fresh) {
-			m, _ := json.Marshal(memo)
-			f, _ := json.Marshal(fresh)
-			t.Fatalf("catalog %d: reports differ\nmemo:  %s\nfresh: %s", i, m, f)
-		}
-		findings += len(memo.All())
+		findings += len(sameReports(t, i, c, "remembering", Options{}, "fresh", Options{noMemo: true}).All())
 		for _, s := range c.Servers {
 			for _, tl := range s.Tools[:min(len(s.Tools), 3)] {
 				if m, f := ScanTool(s.Name, tl), scanTool(s.Name, tl, Options{noMemo: true}); !reflect.DeepEqual(m, f) {
