@@ -49,6 +49,7 @@ const maxClass = 10
 // means unknown.
 type info struct {
 	exact, req, pre, suf []string
+	cands                [][]string // a concatenation's candidates, req the best
 }
 
 // required is the best known set of which every match holds one: exact
@@ -171,7 +172,7 @@ func concatInfo(subs []*syntax.Regexp) info {
 	if run != nil {
 		cands = append(cands, run)
 	}
-	out.req, out.suf = best(cands), run
+	out.req, out.suf, out.cands = best(cands), run, cands
 	return out
 }
 
@@ -243,28 +244,149 @@ func best(cands [][]string) []string {
 	return out
 }
 
+// A term is a conjunction of sets: a text satisfies it when it holds a
+// string of every set.
+type term [][]string
+
+// maxTermSets bounds the sets of one term: the strongest few say nearly
+// all that the others would.
+const maxTermSets = 3
+
+// termsOf returns terms of which every match of re satisfies at least
+// one, or nil when nothing is known. Alternatives give one term each, and
+// a concatenation a term of its strongest candidates, so "(you are|act
+// as) … now" needs "you are" and " now" together, where the single set of
+// Required needs either.
+func termsOf(re *syntax.Regexp) []term {
+	switch re.Op {
+	case syntax.OpCapture:
+		return termsOf(re.Sub[0])
+	case syntax.OpPlus:
+		return termsOf(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return termsOf(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var out []term
+		var single []string // alternatives of one set join into one set
+		for _, sub := range re.Sub {
+			ts := termsOf(sub)
+			if ts == nil {
+				return nil
+			}
+			for _, t := range ts {
+				if len(t) == 1 {
+					single = append(single, t[0]...)
+				} else {
+					out = append(out, t)
+				}
+			}
+		}
+		if single != nil {
+			out = append(out, term{single})
+		}
+		return out
+	case syntax.OpConcat:
+		in := infoOf(re)
+		if in.exact != nil {
+			break
+		}
+		var t term
+		for _, c := range in.cands {
+			if len(c) > 0 && !slices.Contains(c, "") && !slices.ContainsFunc(t, func(d []string) bool { return slices.Equal(c, d) }) {
+				t = append(t, c)
+			}
+		}
+		slices.SortStableFunc(t, func(a, b []string) int { return minLen(b) - minLen(a) })
+		// Single characters (a space, a dash) occur in nearly every text:
+		// with a longer set beside them they only use up bits.
+		for len(t) > 1 && minLen(t[len(t)-1]) < 2 {
+			t = t[:len(t)-1]
+		}
+		if len(t) > maxTermSets {
+			t = t[:maxTermSets]
+		}
+		if len(t) == 0 {
+			return nil
+		}
+		return []term{t}
+	}
+	if r := infoOf(re).required(); r != nil {
+		return []term{{r}}
+	}
+	return nil
+}
+
+func minLen(set []string) int {
+	m := len(set[0])
+	for _, s := range set[1:] {
+		m = min(m, len(s))
+	}
+	return m
+}
+
 // Filter answers, for one regular expression, whether a text may match:
 // false means it certainly does not.
 type Filter struct {
-	few []string // checked with strings.Contains
-	ix  *Index   // or with one automaton pass
+	few []string // one set of at most three strings: strings.Contains
+	ix  *Index   // or one automaton pass, whose values are set bits,
+	// the sets present in a text; it may match when every set of some
+	// term is present
+	terms []uint64
 }
 
-// NewFilter builds the filter of expr; a nil *Filter (no required set
-// known) lets every text through.
+// NewFilter builds the filter of expr; a nil *Filter (nothing known) lets
+// every text through.
 func NewFilter(expr string) *Filter {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	terms := termsOf(re.Simplify())
+	if terms == nil {
+		return nil
+	}
+	if len(terms) == 1 && len(terms[0]) == 1 && len(terms[0][0]) <= 3 {
+		return &Filter{few: terms[0][0]}
+	}
+	// Each set gets a bit; a string's value is the bits of the sets it
+	// is in.
+	var pats []string
+	var vals []uint64
+	f := &Filter{}
+	bit := 0
+	for _, t := range terms {
+		var mask uint64
+		for _, set := range t {
+			if bit == 64 {
+				return requiredFilter(expr)
+			}
+			for _, s := range set {
+				pats = append(pats, s)
+				vals = append(vals, 1<<bit)
+			}
+			mask |= 1 << bit
+			bit++
+		}
+		f.terms = append(f.terms, mask)
+	}
+	f.ix = New(pats, vals)
+	return f
+}
+
+// requiredFilter is the filter of Required's one set, for an expression
+// whose terms hold more sets than an automaton value has bits.
+func requiredFilter(expr string) *Filter {
 	req := Required(expr)
 	if req == nil {
 		return nil
-	}
-	if len(req) <= 3 {
-		return &Filter{few: req}
 	}
 	vals := make([]uint64, len(req))
 	for i := range vals {
 		vals[i] = 1
 	}
-	return &Filter{ix: New(req, vals)}
+	return &Filter{ix: New(req, vals), terms: []uint64{1}}
 }
 
 // May reports whether text may match the filter's expression.
@@ -273,7 +395,16 @@ func (f *Filter) May(text string) bool {
 		return true
 	}
 	if f.ix != nil {
-		return f.ix.Any(text)
+		if len(f.terms) == 1 && f.terms[0] == 1 {
+			return f.ix.Any(text)
+		}
+		present := f.ix.UnionString(text)
+		for _, t := range f.terms {
+			if present&t == t {
+				return true
+			}
+		}
+		return false
 	}
 	for _, s := range f.few {
 		if strings.Contains(text, s) {

@@ -118,6 +118,12 @@ func TestFilterMay(t *testing.T) {
 		{`(?i)SEND`, "send", true},    // case folded: no filter
 		{`cat|dog`, "hotdog", true},   // few strings: Contains
 		{`cat|dog`, "a bird", false},
+		// Terms: every set of one alternative must be present.
+		{`\byou are\s+(?:now|no longer)\b|\bact as\b`, "if you are done, stop", false},
+		{`\byou are\s+(?:now|no longer)\b|\bact as\b`, "you are now free", true},
+		{`\byou are\s+(?:now|no longer)\b|\bact as\b`, "act as a proxy", true},
+		{`\b(?:god|evil)\s+mode\b|\bfrom now on\b`, "dark mode only", false},
+		{`\b(?:god|evil)\s+mode\b|\bfrom now on\b`, "enter god mode", true},
 	} {
 		if got := NewFilter(tc.expr).May(tc.text); got != tc.want {
 			t.Errorf("NewFilter(%q).May(%q) = %v, want %v", tc.expr, tc.text, got, tc.want)
