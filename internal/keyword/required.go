@@ -233,10 +233,7 @@ func best(cands [][]string) []string {
 		if len(c) == 0 || slices.Contains(c, "") {
 			continue
 		}
-		m := len(c[0])
-		for _, s := range c[1:] {
-			m = min(m, len(s))
-		}
+		m := minLen(c)
 		if out == nil || m > outMin || (m == outMin && len(c) < len(out)) {
 			out, outMin = c, m
 		}
