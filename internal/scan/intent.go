@@ -82,35 +82,45 @@ func (sc *scanner) intentFeatures(sentence, lower string, h int, lex feature) fe
 	return f
 }
 
-// intentUpperBound over-approximates intentFeatures from hint bits alone,
-// for the prefilter: every cue that could be found is assumed found.
-func (sc *scanner) intentUpperBound(h int) feature {
+// intentUpperBound over-approximates intentFeatures from hint bits and
+// cheap checks, for the prefilter: every cue that could be found is
+// assumed found. h are the whole string's hints (intentFeatures is gated
+// on them); text and lower are the text bounded, a sentence or the whole
+// string, so every check here is one a longer text passes too: a
+// substring, or the strings an expression's matches must contain
+// (lazyRegexp.may). Gating on the sentence itself, not only on the whole
+// string's hints, keeps most sentences of a long description that has
+// one such word somewhere out of the per-sentence analysis.
+func (sc *scanner) intentUpperBound(h int, text, lower string) feature {
 	var f feature
-	if h&hintMode != 0 {
+	if h&hintMode != 0 && (mayModeSwitch(lower) && modeSwitchRe.may(lower) || strings.Contains(text, "DAN")) {
 		f |= fModeSwitch
 	}
-	if h&hintSelf != 0 {
+	if h&hintSelf != 0 && strings.Contains(lower, "this ") {
+		// Both self-reference checks need "this ".
 		f |= fSelfRef
-		if h&hintBefore != 0 {
+		if h&hintBefore != 0 && strings.Contains(lower, "before ") {
 			f |= fSelfInsert
 		}
 	}
-	if h&hintFirst != 0 {
+	if h&hintFirst != 0 && chooseFirstRe.may(lower) {
 		f |= fSelfRef | fUniversal
 	}
-	if h&hintOthers != 0 {
+	if h&hintOthers != 0 && othersRe.may(lower) {
 		f |= fOthers
 	}
-	if h&hintQuant != 0 && h&hintSensitiveAdj != 0 {
+	if h&hintQuant != 0 && h&hintSensitiveAdj != 0 && solicitRe.may(lower) {
 		f |= fSolicit
 	}
-	if h&hintLet != 0 {
+	if h&hintLet != 0 && letKnowRe.may(lower) {
 		f |= fFlow
 	}
-	if h&hintSecretWord != 0 {
+	if h&hintSecretWord != 0 && maySecretPath(lower) {
 		f |= fFile | fSrc
 	}
-	if h&hintAfter != 0 {
+	// intentFeatures asks for a sentence that opens with "after "; a
+	// longer text may hold it anywhere.
+	if h&hintAfter != 0 && strings.Contains(lower, "after ") {
 		f |= fUnreq
 	}
 	if sc != nil && sc.cur != nil && len(sc.cur.params) > 0 {

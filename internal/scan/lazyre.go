@@ -44,6 +44,10 @@ func (l *lazyRegexp) re(s string) (*regexp.Regexp, bool) {
 	return c.re, c.filter.May(s)
 }
 
+// may reports whether s may match: false means it cannot. A bound asks
+// this instead of matching, and a text that holds s may too.
+func (l *lazyRegexp) may(s string) bool { return l.get().filter.May(s) }
+
 func (l *lazyRegexp) MatchString(s string) bool {
 	re, may := l.re(s)
 	return may && re.MatchString(s)

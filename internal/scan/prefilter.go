@@ -34,7 +34,7 @@ const costlyBits = fImper | fOtherTool | fForeignTool | fLiteral | fDestructTool
 func (sc *scanner) upperCheap(text, lower string, tf *textFacts, lf *lowerFacts, server, tool string, h, unitH int) feature {
 	f := tf.lex | fNamedTarget | fSiblingOut
 	f |= tf.lang
-	f |= sc.intentUpperBound(unitH)
+	f |= sc.intentUpperBound(unitH, text, lower)
 	f |= sc.cueFrom(lf, text, lower, server, tool)
 	if h&hintFile != 0 {
 		f |= fFile | fSrc
@@ -42,7 +42,7 @@ func (sc *scanner) upperCheap(text, lower string, tf *textFacts, lf *lowerFacts,
 	if h&hintDest != 0 || strings.Count(lower, ".") >= 3 {
 		f |= fDest
 	}
-	if unitH&hintRole != 0 {
+	if unitH&hintRole != 0 && mayHaveRole(lower) && roleRe.may(lower) {
 		f |= fRole
 	}
 	if h&hintImportant != 0 {
