@@ -320,7 +320,7 @@ func (sc *scanner) mayMatch(text string, tf *textFacts, part, server, tool strin
 	m := sc.gatesFrom(&tf.low, lower)
 	h, gates := m.hints, m.cues
 	sc.unitHints = h
-	f := sc.upperCheap(text, lower, tf, &tf.low, server, tool, h, h)
+	f := sc.upperCheap(text, lower, tf, &tf.low, part, server, tool, h, h)
 	if !mayFire(f|costlyBits, part) {
 		return false
 	}

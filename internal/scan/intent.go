@@ -82,49 +82,86 @@ func (sc *scanner) intentFeatures(sentence, lower string, h int, lex feature) fe
 	return f
 }
 
-// intentUpperBound over-approximates intentFeatures from hint bits and
-// cheap checks, for the prefilter: every cue that could be found is
-// assumed found. h are the whole string's hints (intentFeatures is gated
-// on them); text and lower are the text bounded, a sentence or the whole
-// string, so every check here is one a longer text passes too: a
-// substring, or the strings an expression's matches must contain
-// (lazyRegexp.may). Gating on the sentence itself, not only on the whole
-// string's hints, keeps most sentences of a long description that has
-// one such word somewhere out of the per-sentence analysis.
-func (sc *scanner) intentUpperBound(h int, text, lower string) feature {
+// intentUpperBound over-approximates intentFeatures from the whole
+// string's hint bits alone (intentFeatures is gated on them), for the
+// prefilter: every cue that could be found is assumed found.
+func (sc *scanner) intentUpperBound(h int) feature {
 	var f feature
-	if h&hintMode != 0 && (mayModeSwitch(lower) && modeSwitchRe.may(lower) || strings.Contains(text, "DAN")) {
+	if h&hintMode != 0 {
 		f |= fModeSwitch
 	}
-	if h&hintSelf != 0 && strings.Contains(lower, "this ") {
-		// Both self-reference checks need "this ".
+	if h&hintSelf != 0 {
 		f |= fSelfRef
-		if h&hintBefore != 0 && strings.Contains(lower, "before ") {
+		if h&hintBefore != 0 {
 			f |= fSelfInsert
 		}
 	}
-	if h&hintFirst != 0 && chooseFirstRe.may(lower) {
+	if h&hintFirst != 0 {
 		f |= fSelfRef | fUniversal
 	}
-	if h&hintOthers != 0 && othersRe.may(lower) {
+	if h&hintOthers != 0 {
 		f |= fOthers
 	}
-	if h&hintQuant != 0 && h&hintSensitiveAdj != 0 && solicitRe.may(lower) {
+	if h&hintQuant != 0 && h&hintSensitiveAdj != 0 {
 		f |= fSolicit
 	}
-	if h&hintLet != 0 && letKnowRe.may(lower) {
+	if h&hintLet != 0 {
 		f |= fFlow
 	}
-	if h&hintSecretWord != 0 && maySecretPath(lower) {
+	if h&hintSecretWord != 0 {
 		f |= fFile | fSrc
 	}
-	// intentFeatures asks for a sentence that opens with "after "; a
-	// longer text may hold it anywhere.
-	if h&hintAfter != 0 && strings.Contains(lower, "after ") {
+	if h&hintAfter != 0 {
 		f |= fUnreq
 	}
 	if sc != nil && sc.cur != nil && len(sc.cur.params) > 0 {
 		f |= fParamRef
+	}
+	return f
+}
+
+// refineIntent narrows f, intentUpperBound(h) with fRole when the role
+// check is gated open, by what the bounded text itself holds. A long
+// description that has one such word somewhere opens these gates for
+// every one of its sentences; most of them hold none of what the checks
+// look for. text and lower are a sentence or the whole string, so every
+// check here is one a longer text passes too: a substring, or the strings
+// an expression's matches must contain (lazyRegexp.may).
+func refineIntent(f feature, h int, text, lower string) feature {
+	if f&fModeSwitch != 0 && !(mayModeSwitch(lower) && modeSwitchRe.may(lower) || strings.Contains(text, "DAN")) {
+		f &^= fModeSwitch
+	}
+	// Both self-reference checks need "this ".
+	self := h&hintSelf != 0 && strings.Contains(lower, "this ")
+	first := h&hintFirst != 0 && chooseFirstRe.may(lower)
+	if !self && !first {
+		f &^= fSelfRef
+	}
+	if !first {
+		f &^= fUniversal
+	}
+	if !self || !strings.Contains(lower, "before ") {
+		f &^= fSelfInsert
+	}
+	if f&fOthers != 0 && !othersRe.may(lower) {
+		f &^= fOthers
+	}
+	if f&fSolicit != 0 && !solicitRe.may(lower) {
+		f &^= fSolicit
+	}
+	if f&fFlow != 0 && !letKnowRe.may(lower) {
+		f &^= fFlow
+	}
+	if f&fFile != 0 && !maySecretPath(lower) {
+		f &^= fFile | fSrc
+	}
+	// intentFeatures asks for a sentence that opens with "after "; a
+	// longer text may hold it anywhere.
+	if f&fUnreq != 0 && !strings.Contains(lower, "after ") {
+		f &^= fUnreq
+	}
+	if f&fRole != 0 && !(mayHaveRole(lower) && roleRe.may(lower)) {
+		f &^= fRole
 	}
 	return f
 }

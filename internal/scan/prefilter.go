@@ -18,8 +18,8 @@ import (
 // upper is the bound for text, one sentence or a whole string. h are the
 // raw hints of text itself, unitH those of the whole string (the engine
 // gates some checks of every sentence on the whole string's hints).
-func (sc *scanner) upper(text, lower string, tf *textFacts, lf *lowerFacts, server, tool string, h, unitH int, gates uint64) feature {
-	f := sc.upperCheap(text, lower, tf, lf, server, tool, h, unitH)
+func (sc *scanner) upper(text, lower string, tf *textFacts, lf *lowerFacts, part, server, tool string, h, unitH int, gates uint64) feature {
+	f := sc.upperCheap(text, lower, tf, lf, part, server, tool, h, unitH)
 	return f | sc.upperCostly(text, lower, tf, server, tool, f, h, gates)
 }
 
@@ -30,20 +30,18 @@ const costlyBits = fImper | fOtherTool | fForeignTool | fLiteral | fDestructTool
 
 // upperCheap is the part of the bound that comes from the automaton
 // passes and the cue gates; tf are the facts of text (its match text,
-// lexicon features and other languages' bound), lf those of lower.
-func (sc *scanner) upperCheap(text, lower string, tf *textFacts, lf *lowerFacts, server, tool string, h, unitH int) feature {
+// lexicon features and other languages' bound), lf those of lower. The
+// word-order cues' and role markup's bound is narrowed by the text itself
+// (refineIntent) only when the bound could let a rule of part fire.
+func (sc *scanner) upperCheap(text, lower string, tf *textFacts, lf *lowerFacts, part, server, tool string, h, unitH int) feature {
 	f := tf.lex | fNamedTarget | fSiblingOut
 	f |= tf.lang
-	f |= sc.intentUpperBound(unitH, text, lower)
 	f |= sc.cueFrom(lf, text, lower, server, tool)
 	if h&hintFile != 0 {
 		f |= fFile | fSrc
 	}
 	if h&hintDest != 0 || strings.Count(lower, ".") >= 3 {
 		f |= fDest
-	}
-	if unitH&hintRole != 0 && mayHaveRole(lower) && roleRe.may(lower) {
-		f |= fRole
 	}
 	if h&hintImportant != 0 {
 		f |= fAuthority
@@ -54,7 +52,14 @@ func (sc *scanner) upperCheap(text, lower string, tf *textFacts, lf *lowerFacts,
 	if f&fDestruct != 0 {
 		f |= fDestructDemand
 	}
-	return f
+	gated := sc.intentUpperBound(unitH)
+	if unitH&hintRole != 0 {
+		gated |= fRole
+	}
+	if gated&^fParamRef != 0 && mayFire(f|gated|costlyBits, part) {
+		gated = refineIntent(gated, unitH, text, lower)
+	}
+	return f | gated
 }
 
 // upperCostly is the part of the bound that reads the text word by word;
@@ -170,7 +175,7 @@ func (sc *scanner) relevantSentences(sents, lowers []string, part, server, tool 
 		m := sc.gatesFrom(lf, lowers[i])
 		h, c := m.hints, m.cues
 		ss.lex, ss.hints, ss.gates, ss.kinds, ss.mts = append(ss.lex, tf.lex), append(ss.hints, h), append(ss.gates, c), append(ss.kinds, m.kinds), append(ss.mts, tf.mt)
-		ss.ub = append(ss.ub, sc.upper(s, lowers[i], tf, lf, server, tool, h, unitH, c))
+		ss.ub = append(ss.ub, sc.upper(s, lowers[i], tf, lf, part, server, tool, h, unitH, c))
 		ss.rel = append(ss.rel, false)
 	}
 	for _, r := range structuralRules[part] {
