@@ -133,7 +133,9 @@ func refineIntent(f feature, h int, text, lower string) feature {
 	}
 	// Both self-reference checks need "this ".
 	self := h&hintSelf != 0 && strings.Contains(lower, "this ")
-	first := h&hintFirst != 0 && chooseFirstRe.may(lower)
+	// Every match of chooseFirstRe holds one of these; two substring
+	// searches cost less than its filter's automaton pass.
+	first := h&hintFirst != 0 && (strings.Contains(lower, "first") || strings.Contains(lower, "before any"))
 	if !self && !first {
 		f &^= fSelfRef
 	}
