@@ -31,12 +31,10 @@ import (
 // to fetch a resource and follow the usage instructions in it); 11, 0, 1
 // in round 7, when the model was retrained on registers 1-11 and three
 // training sets with new features and its flag lowered from 0.90 to 0.87
-// for recall on unseen registers (0.59% of tools, within the target); 12,
-// 0, 1 in round 10, when registers 12 and 13 joined the training data and
-// the flag went to 0.83 and the hold to 0.60 (0.64% of tools).
+// for recall on unseen registers (0.59% of tools, within the target).
 const (
 	targetFlaggedShare = 0.01
-	maxFlaggedTools    = 12
+	maxFlaggedTools    = 11
 	maxCritical        = 0
 	maxServerLevel     = 1
 )

@@ -35,22 +35,10 @@ import (
 // servers (see README, "The text model"). Round 7 lowered the flag from
 // 0.90 to 0.87 and the sentence threshold from 0.998 to 0.995 once the
 // retrained model held its false positives lower at the same recall.
-// Round 10 added registers 12 and 13 to the training data and chose the
-// flag (0.83) and the hold (0.60, and 0.40 for critical findings) anew
-// over the thirteen registers held out in turn: against 0.87 and 0.50, 58
-// more poisoned cases found of 2,902 and 5 fewer false positives of 2,877,
-// for two more real-world tools flagged.
 const (
-	learnedFlag     = 0.83
+	learnedFlag     = 0.87
 	learnedSentence = 0.995
-	learnedHold     = 0.60
-	// learnedHoldAgreed holds a critical finding (three kinds of evidence
-	// agreeing, or a secret with an outside destination, or an override
-	// with concealment): the more the rules agree, the surer the model must
-	// be that the text is documentation before it overrules them. At 0.60
-	// for these too, an override demanding a secret be sent to another
-	// tool, in a short description, was held at low.
-	learnedHoldAgreed = 0.40
+	learnedHold     = 0.50
 )
 
 //go:embed learned.model
@@ -231,8 +219,7 @@ func wordingRule(id string) bool {
 type scoreKey struct{ server, tool string }
 
 // holdFindings sets to low every holdable finding at medium or above on a
-// tool (or instructions) the text model scored below learnedHold (below
-// learnedHoldAgreed for a critical finding).
+// tool (or instructions) the text model scored below learnedHold.
 //
 // A tool (or instructions) whose text changed since the lockfile was made
 // is not held: a cue in text that changed after it was approved has two
@@ -258,16 +245,12 @@ func holdFindings(fs []Finding, scores map[scoreKey]float64) {
 			key.tool = "@instructions"
 		}
 		s, ok := scores[key]
-		th := learnedHold
-		if f.Severity >= Critical {
-			th = learnedHoldAgreed
-		}
-		if !ok || s >= th || changed[key] {
+		if !ok || s >= learnedHold || changed[key] {
 			continue
 		}
 
 		f.Severity = Low
-		f.Message = strings.TrimSuffix(f.Message, ".") + fmt.Sprintf(" (held at low: read as a whole, this text scores %.2f with the text classifier, below %.2f)", s, th)
+		f.Message = strings.TrimSuffix(f.Message, ".") + fmt.Sprintf(" (held at low: read as a whole, this text scores %.2f with the text classifier, below %.2f)", s, learnedHold)
 	}
 }
 

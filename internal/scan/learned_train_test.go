@@ -26,7 +26,7 @@ var updateModel = flag.Bool("update-model", false, "retrain the text model from 
 // named here is development data; the next blind register is measured
 // once, on the final model, and only then may join this list.
 var trainingRegisters = []string{"blind-register", "blind-register-2", "blind-register-3", "blind-register-4", "blind-register-5", "blind-register-6", "blind-register-7",
-	"blind-register-8", "blind-register-9", "blind-register-10", "blind-register-11", "blind-register-12", "blind-register-13"}
+	"blind-register-8", "blind-register-9", "blind-register-10", "blind-register-11"}
 
 // trainingSets are catalogs written to train the model, never to measure
 // it: they are in every training run, and the cross-validation never holds
@@ -289,8 +289,8 @@ func TestTextModelCrossValidation(t *testing.T) {
 	// thresholds were chosen (recall at least, false-positive rate at
 	// most), with a small margin.
 	floors := []struct{ recall, fpr float64 }{
-		{0.93, 0.02}, {0.94, 0.02}, {0.83, 0.03}, {0.90, 0.03}, {0.81, 0.03}, {0.82, 0.03}, {0.81, 0.03},
-		{0.93, 0.02}, {0.91, 0.03}, {0.92, 0.02}, {0.91, 0.02}, {0.93, 0.02}, {0.90, 0.03},
+		{0.93, 0.02}, {0.93, 0.02}, {0.80, 0.04}, {0.86, 0.04}, {0.75, 0.03}, {0.76, 0.03},
+		{0.76, 0.04}, {0.86, 0.03}, {0.88, 0.03}, {0.87, 0.03}, {0.84, 0.03},
 	}
 	if len(floors) != len(trainingRegisters) {
 		t.Fatalf("%d floors for %d training registers", len(floors), len(trainingRegisters))
