@@ -12,6 +12,7 @@ GO ?= go
 test: deps
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -timeout 20m -run 'Proof' ./internal/bench/
+	$(GO) test -count=1 -run 'TestTextModel(IsTrainedFromRegisters|CrossValidation)$$' ./internal/scan/
 
 # npm ci runs when node_modules was not installed from the current lockfile
 # (a copy of the lockfile inside node_modules records the last install), so

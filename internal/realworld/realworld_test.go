@@ -31,12 +31,13 @@ import (
 // to fetch a resource and follow the usage instructions in it); 11, 0, 1
 // in round 7, when the model was retrained on registers 1-11 and three
 // training sets with new features and its flag lowered from 0.90 to 0.87
-// for recall on unseen registers (0.59% of tools, within the target).
+// for recall on unseen registers (0.59% of tools, within the target);
+// 9, 0, 0 in round 11, retrained on registers 1-15 and four training sets.
 const (
 	targetFlaggedShare = 0.01
-	maxFlaggedTools    = 11
+	maxFlaggedTools    = 9
 	maxCritical        = 0
-	maxServerLevel     = 1
+	maxServerLevel     = 0
 )
 
 // The floors the pinned set must keep: a package that stops starting is a

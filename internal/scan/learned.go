@@ -11,8 +11,8 @@ import (
 )
 
 // The text model: a classifier over a tool's words, trained on the
-// project's eleven registers of poisoned and honest catalogs (each written
-// by different authors who never read the rules) and three training sets
+// project's fifteen registers of poisoned and honest catalogs (each written
+// by different authors who never read the rules) and four training sets
 // written for it (see learned_train_test.go).
 // It judges every tool (and every server's instructions) twice, as a
 // whole page and by its most suspicious sentence, and the mean of the two
@@ -39,6 +39,10 @@ const (
 	learnedFlag     = 0.87
 	learnedSentence = 0.995
 	learnedHold     = 0.50
+	// learnedHoldAgreed is the hold for a finding the rules already rate
+	// critical: two independent kinds of evidence agree on it, so the
+	// text model must read the tool as plainly honest to overrule them.
+	learnedHoldAgreed = 0.40
 )
 
 //go:embed learned.model
@@ -219,7 +223,8 @@ func wordingRule(id string) bool {
 type scoreKey struct{ server, tool string }
 
 // holdFindings sets to low every holdable finding at medium or above on a
-// tool (or instructions) the text model scored below learnedHold.
+// tool (or instructions) the text model scored below learnedHold, or below
+// learnedHoldAgreed for a finding already rated critical.
 //
 // A tool (or instructions) whose text changed since the lockfile was made
 // is not held: a cue in text that changed after it was approved has two
@@ -244,13 +249,17 @@ func holdFindings(fs []Finding, scores map[scoreKey]float64) {
 			}
 			key.tool = "@instructions"
 		}
+		hold := learnedHold
+		if f.Severity == Critical {
+			hold = learnedHoldAgreed
+		}
 		s, ok := scores[key]
-		if !ok || s >= learnedHold || changed[key] {
+		if !ok || s >= hold || changed[key] {
 			continue
 		}
 
 		f.Severity = Low
-		f.Message = strings.TrimSuffix(f.Message, ".") + fmt.Sprintf(" (held at low: read as a whole, this text scores %.2f with the text classifier, below %.2f)", s, learnedHold)
+		f.Message = strings.TrimSuffix(f.Message, ".") + fmt.Sprintf(" (held at low: read as a whole, this text scores %.2f with the text classifier, below %.2f)", s, hold)
 	}
 }
 

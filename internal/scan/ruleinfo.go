@@ -19,7 +19,7 @@ func (r *Rule) SeverityLogic() string {
 	if r.ID == learnedRule.ID {
 		return fmt.Sprintf("medium when the tool's (or server instructions') text scores %.2f or more, or one sentence alone scores %.3f or more; "+
 			"not reported on a tool the other rules already flag at medium or above. "+
-			"The same score holds the wording rules' findings at low on a tool that scores below %.2f", learnedFlag, learnedSentence, learnedHold)
+			"The same score holds the wording rules' findings at low on a tool that scores below %.2f (below %.2f for a finding they rate critical)", learnedFlag, learnedSentence, learnedHold, learnedHoldAgreed)
 	}
 	if r.Signals == 0 {
 		return fmt.Sprintf("reported at %s", r.Severity)
