@@ -32,10 +32,12 @@ import (
 // in round 7, when the model was retrained on registers 1-11 and three
 // training sets with new features and its flag lowered from 0.90 to 0.87
 // for recall on unseen registers (0.59% of tools, within the target);
-// 9, 0, 0 in round 11, retrained on registers 1-15 and four training sets.
+// 9, 0, 0 in round 11, retrained on registers 1-15 and four training sets;
+// 10, 0, 0 with round 11's title rule (a monday.com tool's title ends
+// "after calling this tool you should").
 const (
 	targetFlaggedShare = 0.01
-	maxFlaggedTools    = 9
+	maxFlaggedTools    = 10
 	maxCritical        = 0
 	maxServerLevel     = 0
 )

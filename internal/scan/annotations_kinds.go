@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/mcpsec/mcpsec/internal/catalog"
@@ -46,3 +47,39 @@ var (
 		"revokes": true, "kills": true, "erases": true, "truncates": true, "charges": true, "refunds": true, "withdraws": true,
 		"cordons": true, "overwrites": true}
 )
+
+// titleDirective reports a tool title (the tool's own or its annotations')
+// that tells the model how to behave. A title is a label a client shows
+// people; it has no reason to address the model, so a directive there
+// (when to call the tool, what not to ask, what to tell the user) is
+// written where neither the user nor a reviewer reading the description
+// looks for it. Only the directive's shape is matched, not its topic: an
+// instruction to run the tool at some trigger, a second-person duty, or
+// a rule about asking, confirming or telling.
+func titleDirective(server string, t catalog.Tool) []Finding {
+	var out []Finding
+	r := RuleByID("meta.title_directive")
+	for _, c := range []struct{ where, text string }{{"title", t.Title}, {"annotations/title", annotationTitle(t)}} {
+		if c.text == "" || !titleDirectiveRe.MatchString(c.text) {
+			continue
+		}
+		out = append(out, Finding{RuleID: r.ID, Severity: r.Severity, Server: server, Tool: t.Name, Location: c.where,
+			Message: r.Description, Evidence: clip(visible(c.text)), signals: r.Signals})
+		// One finding per tool: the two titles are usually the same text.
+		break
+	}
+	return out
+}
+
+func annotationTitle(t catalog.Tool) string {
+	s, _ := t.Annotations["title"].(string)
+	return s
+}
+
+// titleDirectiveRe matches the shapes of a directive to the model: a
+// call or run tied to a trigger ("call automatically whenever …", "run
+// this before answering …"), a second-person duty ("you should …"), a
+// rule on asking, confirming or telling ("without confirming", "don't
+// ask", "tell the user they …"), and a value the model is to supply on
+// its own ("fill it yourself").
+var titleDirectiveRe = regexp.MustCompile(`(?i)\b(?:(?:call|run|use|invoke|execute|trigger)\b[^.;:]{0,40}?\b(?:automatically|whenever|before (?:answering|replying|responding|any|every)|every time)|you (?:should|must|need to|are to)|without (?:asking|confirm\w*|telling)|(?:do not|don't|never) (?:ask|tell|mention|confirm|show|inform)|skip (?:the )?(?:confirm\w*|check|approval)|yourself|tell (?:the user|them) (?:it|they|that))\b`)

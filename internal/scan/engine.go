@@ -211,6 +211,7 @@ func (sc *scanner) scanTool(server string, t catalog.Tool) []Finding {
 	fs = append(fs, defaultDestinations(server, t.Name, "inputSchema", t.InputSchema, 0)...)
 	fs = append(fs, annotationPayloads(server, t.Name, t.Annotations)...)
 	fs = append(fs, readOnlyMismatch(server, t)...)
+	fs = append(fs, titleDirective(server, t)...)
 	fs = append(fs, impersonation(server, t.Name)...)
 	fs = append(fs, decoratedImpersonation(server, t.Name)...)
 	fs = append(fs, sc.judgeText(server, t.Name, t.Name, units)...)

@@ -212,7 +212,7 @@ func wordingRule(id string) bool {
 	}
 	switch id {
 	case "inject.decode_obey", "inject.role_markup", "xtool.impersonation", "xtool.name_collision",
-		"xtool.duplicate_name", "meta.oversized":
+		"xtool.duplicate_name", "meta.oversized", "meta.title_directive":
 		return false
 	}
 	return true

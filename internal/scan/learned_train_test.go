@@ -100,6 +100,14 @@ func bagsOf(cases []registerCase) []textclass.Bag {
 // (a flagged sample of a rule that judges plain wording is positive;
 // every sample a rule must leave alone is negative) and the hard
 // negatives of testdata/benign written here.
+// untrainedRule names rules whose samples are kept out of the text
+// model's training items. Such a rule is not a wording rule (the model
+// never holds its findings), and retraining only to add its few honest
+// samples reorders the training passes, which moved more cases than the
+// rule adds when round 11 measured it: kept out, adding the rule leaves
+// the model as it was, and the rule is judged on its own.
+var untrainedRule = map[string]bool{"meta.title_directive": true}
+
 func ownBags(t *testing.T) []textclass.Bag {
 	t.Helper()
 	j := new(textJudge)
@@ -137,6 +145,9 @@ func ownBags(t *testing.T) []textclass.Bag {
 					add(u, true)
 				}
 			}
+		}
+		if untrainedRule[r.ID] {
+			continue
 		}
 		for _, s := range r.FalsePositives {
 			if u, ok := sample(s); ok {
