@@ -56,19 +56,17 @@ var (
 // looks for it. Only the directive's shape is matched, not its topic: an
 // instruction to run the tool at some trigger, a second-person duty, or
 // a rule about asking, confirming or telling.
+//
+// One finding per tool at most: the two titles are usually the same text.
 func titleDirective(server string, t catalog.Tool) []Finding {
-	var out []Finding
-	r := RuleByID("meta.title_directive")
 	for _, c := range []struct{ where, text string }{{"title", t.Title}, {"annotations/title", annotationTitle(t)}} {
-		if c.text == "" || !titleDirectiveRe.MatchString(c.text) {
-			continue
+		if c.text != "" && titleDirectiveRe.MatchString(c.text) {
+			r := RuleByID("meta.title_directive")
+			return []Finding{{RuleID: r.ID, Severity: r.Severity, Server: server, Tool: t.Name, Location: c.where,
+				Message: r.Description, Evidence: clip(visible(c.text)), signals: r.Signals}}
 		}
-		out = append(out, Finding{RuleID: r.ID, Severity: r.Severity, Server: server, Tool: t.Name, Location: c.where,
-			Message: r.Description, Evidence: clip(visible(c.text)), signals: r.Signals})
-		// One finding per tool: the two titles are usually the same text.
-		break
 	}
-	return out
+	return nil
 }
 
 func annotationTitle(t catalog.Tool) string {
