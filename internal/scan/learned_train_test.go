@@ -21,7 +21,7 @@ import (
 // once, on the final model, and only then may join this list.
 var trainingRegisters = []string{"blind-register", "blind-register-2", "blind-register-3", "blind-register-4", "blind-register-5", "blind-register-6", "blind-register-7",
 	"blind-register-8", "blind-register-9", "blind-register-10", "blind-register-11", "blind-register-12", "blind-register-13",
-	"blind-register-14", "blind-register-15"}
+	"blind-register-14", "blind-register-15", "blind-register-16", "blind-register-17", "blind-register-18", "blind-register-19"}
 
 // trainingSets are catalogs written to train the model, never to measure
 // it: they are in every training run, and the cross-validation never holds
