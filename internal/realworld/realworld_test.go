@@ -34,12 +34,14 @@ import (
 // for recall on unseen registers (0.59% of tools, within the target);
 // 9, 0, 0 in round 11, retrained on registers 1-15 and four training sets;
 // 10, 0, 0 with round 11's title rule (a monday.com tool's title ends
-// "after calling this tool you should").
+// "after calling this tool you should"); 6, 0, 1 in round 12, retrained
+// on registers 1-19 (the server-level finding is the same instructions as
+// in round 6).
 const (
 	targetFlaggedShare = 0.01
-	maxFlaggedTools    = 10
+	maxFlaggedTools    = 6
 	maxCritical        = 0
-	maxServerLevel     = 0
+	maxServerLevel     = 1
 )
 
 // The floors the pinned set must keep: a package that stops starting is a
