@@ -258,7 +258,7 @@ func collectStrings(units []unit, part, path string, v any) []unit {
 		isProps := strings.HasSuffix(path, "/properties") || strings.HasSuffix(path, "/$defs") || strings.HasSuffix(path, "/definitions")
 		for _, k := range keys {
 			v, isStr := x[k].(string)
-			if !isProps && isStr && (v == "" || schemaKeyword(k, v)) {
+			if !isProps && (isStr && (v == "" || schemaKeyword(k, v)) || !mayGather(x[k])) {
 				continue // nothing to gather, so no path to build
 			}
 			p := path + "/" + escapeSeg(k)
@@ -272,10 +272,23 @@ func collectStrings(units []unit, part, path string, v any) []unit {
 		}
 	case []any:
 		for i, e := range x {
-			units = collectStrings(units, part, path+"/"+strconv.Itoa(i), e)
+			if mayGather(e) {
+				units = collectStrings(units, part, path+"/"+strconv.Itoa(i), e)
+			}
 		}
 	}
 	return units
+}
+
+// mayGather reports whether collectStrings could gather anything from v:
+// a number, a boolean or null holds no string, so its path (one
+// allocation each) is not built.
+func mayGather(v any) bool {
+	switch v.(type) {
+	case string, map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 // schemaKeyword reports JSON Schema keyword values ("type": "string",
