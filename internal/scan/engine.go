@@ -258,7 +258,8 @@ func collectStrings(units []unit, part, path string, v any) []unit {
 		isProps := strings.HasSuffix(path, "/properties") || strings.HasSuffix(path, "/$defs") || strings.HasSuffix(path, "/definitions")
 		for _, k := range keys {
 			v, isStr := x[k].(string)
-			if !isProps && (isStr && (v == "" || schemaKeyword(k, v)) || !mayGather(x[k])) {
+			empty := !mayGather(x[k]) || isStr && (v == "" || schemaKeyword(k, v))
+			if !isProps && empty {
 				continue // nothing to gather, so no path to build
 			}
 			p := path + "/" + escapeSeg(k)
